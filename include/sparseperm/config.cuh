@@ -1,0 +1,45 @@
+#pragma once
+// Compiler configuration shared by every header.
+//
+//   SPARSEPERM_HOST_DEVICE   callable from host and device code (plain `inline` without nvcc)
+//   SPARSEPERM_DEVICE        device-only code
+//   SPARSEPERM_GLOBAL_CONSTANT
+//                            a namespace-scope constant table readable from device code: a plain
+//                            `constexpr` array is a host object to nvcc, so under __CUDA_ARCH__
+//                            it must be declared `__device__ constexpr`.
+//   SPARSEPERM_HAS_INT128    the compiler has a 128-bit integer (exact integer engines use it)
+//
+// constexpr functions called from device code must carry SPARSEPERM_HOST_DEVICE: the library is
+// built without --expt-relaxed-constexpr, and must not force that flag on its users.
+
+#if defined(__CUDACC__)
+#  define SPARSEPERM_HOST_DEVICE __host__ __device__
+#  define SPARSEPERM_DEVICE __device__
+#else
+#  define SPARSEPERM_HOST_DEVICE
+#  define SPARSEPERM_DEVICE
+#endif
+
+#if defined(__CUDA_ARCH__)
+#  define SPARSEPERM_GLOBAL_CONSTANT __device__ constexpr
+#else
+#  define SPARSEPERM_GLOBAL_CONSTANT constexpr
+#endif
+
+#if defined(__SIZEOF_INT128__)
+#  define SPARSEPERM_HAS_INT128 1
+#else
+#  define SPARSEPERM_HAS_INT128 0
+#endif
+
+#define SPARSEPERM_VERSION_MAJOR 0
+#define SPARSEPERM_VERSION_MINOR 1
+#define SPARSEPERM_VERSION_PATCH 0
+#define SPARSEPERM_VERSION_STRING "0.1.0"
+
+namespace sparseperm {
+
+// The Ryser engines keep a column's row set in one 64-bit word and a Gray step in another.
+inline constexpr int max_ryser_n = 64;
+
+}  // namespace sparseperm

@@ -1,0 +1,91 @@
+// Static tests of the orderings (Algorithm 3), the partition (Algorithm 4) and the occupancy model.
+#include <sparseperm/ordering.cuh>
+
+#include <cstdint>
+#include <utility>
+
+namespace sp = sparseperm;
+
+// col 0: rows {0,1,2}; col 1: {1}; col 2: {1,3}; col 3: {0,2,3}
+constexpr std::pair<int, int> small_entries[] = {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {1, 2}, {3, 2}, {0, 3}, {2, 3}, {3, 3}};
+constexpr sp::column_masks small = sp::make_column_masks(4, small_entries);
+static_assert(small.degree(0) == 3 && small.degree(1) == 1 && small.degree(2) == 2 && small.nnz() == 9);
+static_assert(small.row_degree(1) == 3 && small.contains(3, 2) && !small.contains(0, 1));
+
+// Degree sort: 1 (degree 1), 2 (degree 2), 0 and 3 (degree 3, index order).
+constexpr sp::matrix_order by_degree = sp::degree_sorted_order(small);
+static_assert(by_degree.columns[0] == 1 && by_degree.columns[1] == 2 && by_degree.columns[2] == 0 &&
+              by_degree.columns[3] == 3);
+
+// Algorithm 3 by hand: column 1 brings row 1; column 2 brings row 3; columns 0 and 3 each bring
+// rows {0, 2}: the tie goes to 0; column 3 brings nothing new.
+constexpr sp::permanent_ordering_plan ordered = sp::permanent_ordering(small);
+static_assert(ordered.order.columns[0] == 1 && ordered.order.columns[1] == 2 && ordered.order.columns[2] == 0 &&
+              ordered.order.columns[3] == 3);
+static_assert(ordered.order.rows[0] == 1 && ordered.order.rows[1] == 3 && ordered.order.rows[2] == 0 &&
+              ordered.order.rows[3] == 2);
+static_assert(ordered.rows_touched[0] == 0 && ordered.rows_touched[1] == 1 && ordered.rows_touched[2] == 2 &&
+              ordered.rows_touched[3] == 4 && ordered.rows_touched[4] == 4);
+
+constexpr sp::column_masks staircase = sp::reorder(small, ordered.order);
+static_assert(staircase.rows[0] == 0b0001 && staircase.rows[1] == 0b0011 && staircase.rows[2] == 0b1101 &&
+              staircase.rows[3] == 0b1110);
+
+// The staircase property: the first m columns touch exactly the rows [0, r(m)).
+constexpr bool is_staircase(const sp::column_masks& pattern) {
+  const sp::permanent_ordering_plan plan = sp::permanent_ordering(pattern);
+  const sp::column_masks reordered = sp::reorder(pattern, plan.order);
+  std::uint64_t seen = 0;
+  for (int m = 1; m <= pattern.n; ++m) {
+    seen |= reordered.rows[m - 1];
+    if (seen != sp::detail::low_mask(plan.rows_touched[m])) return false;
+  }
+  return reordered.nnz() == pattern.nnz();
+}
+static_assert(is_staircase(small));
+
+// A deterministic pseudo-random 40×40 pattern (about 20% dense) for property checks.
+constexpr sp::column_masks pseudo_random_pattern(int n, std::uint64_t seed, int percent) {
+  sp::column_masks pattern;
+  pattern.n = n;
+  std::uint64_t state = seed;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      if ((state >> 33) % 100 < static_cast<std::uint64_t>(percent)) pattern.rows[j] |= std::uint64_t{1} << i;
+    }
+  }
+  return pattern;
+}
+static_assert(is_staircase(pseudo_random_pattern(40, 7, 20)));
+static_assert(is_staircase(pseudo_random_pattern(64, 11, 10)));
+
+// Occupancy: 32 registers fill the SM, 64 halve it, 255 leave 8 warps; more than 255 do not fit.
+static_assert(sp::resident_threads_per_sm(sp::h100_sxm, 32) == 2048);
+static_assert(sp::resident_threads_per_sm(sp::h100_sxm, 64) == 1024);
+static_assert(sp::resident_threads_per_sm(sp::h100_sxm, 255) == 256);
+static_assert(sp::resident_threads_per_sm(sp::h100_sxm, 256) == 0);
+
+// Algorithm 4: the register columns touch register rows only, and the estimate fits the device.
+constexpr bool partition_is_consistent(const sp::column_masks& pattern, double ratio) {
+  const sp::column_masks reordered = sp::reorder(pattern, sp::permanent_ordering(pattern).order);
+  sp::partition_options options;
+  options.global_register_ratio = ratio;
+  const sp::register_partition p = sp::partition_rows(reordered, options);
+  if (p.register_rows < 0 || p.register_rows > pattern.n) return false;
+  if (p.last_register_column < -1 || p.last_register_column > pattern.n - 2) return false;
+  for (int j = 0; j <= p.last_register_column; ++j) {
+    if ((reordered.rows[j] & ~sp::detail::low_mask(p.register_rows)) != 0) return false;
+  }
+  return p.threads_per_sm > 0 && p.registers_per_thread <= 255;
+}
+static_assert(partition_is_consistent(pseudo_random_pattern(40, 7, 20), 16));
+static_assert(partition_is_consistent(pseudo_random_pattern(48, 3, 50), 16));
+static_assert(partition_is_consistent(small, 16));
+
+// When global memory is free, keeping no row in registers maximises threads; when it is very
+// expensive, every row that fits goes to registers.
+static_assert(sp::partition_rows(pseudo_random_pattern(40, 7, 20), {.global_register_ratio = 0}).register_rows == 0);
+constexpr sp::column_masks ordered40 = sp::reorder(pseudo_random_pattern(40, 7, 20),
+                                                   sp::permanent_ordering(pseudo_random_pattern(40, 7, 20)).order);
+static_assert(sp::partition_rows(ordered40, {.global_register_ratio = 1e12}).last_register_column == 38);
