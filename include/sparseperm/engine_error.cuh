@@ -1,0 +1,21 @@
+#pragma once
+// Why an engine cannot run: an unknown name, an engine this build or machine lacks, a matrix above
+// its limits, or a failure while it ran. The CLI turns `too_large` into an input error that points at
+// the file's size line.
+#include <stdexcept>
+#include <string>
+
+namespace sparseperm {
+
+class engine_error : public std::runtime_error {
+ public:
+  enum class kind { unknown_engine, unavailable, too_large, failed };
+
+  engine_error(kind what, const std::string& message) : std::runtime_error(message), kind_(what) {}
+  kind reason() const noexcept { return kind_; }
+
+ private:
+  kind kind_;
+};
+
+}  // namespace sparseperm

@@ -1,0 +1,166 @@
+#pragma once
+// The `reference` engine: slow, simple and independent, the oracle of the tests.
+//
+//   brute_force  Σ over all n! permutations of Π a[i][σ(i)] (n ≤ 10)
+//   dense_ryser  Nijenhuis–Wilf Ryser over the dense matrix, Gray-code order (n ≤ 26)
+//   subset_dp    f(S) = Σ_{j ∈ S} a[|S|−1][j] · f(S \ {j}) over column subsets: a third algorithm
+//                that shares nothing with Ryser, for cross-checks (n ≤ 24)
+//
+// Each runs in long double, or exactly in 128-bit integers for integer matrices whose bound fits
+// (detail/exact_integer.cuh).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../detail/exact_integer.cuh"
+#include "../engine_error.cuh"
+#include "../gray_code.cuh"
+#include "../result.cuh"
+#include "../runtime/sparse_matrix.cuh"
+
+namespace sparseperm {
+
+inline constexpr int reference_brute_force_max_n = 10;
+inline constexpr int reference_ryser_max_n = 26;
+inline constexpr int reference_subset_dp_max_n = 24;
+
+namespace reference {
+
+// T is long double or detail::int128 (then the values must be integers).
+template <class T>
+T brute_force(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  if (n > reference_brute_force_max_n) throw engine_error(engine_error::kind::too_large, "brute force: n > 10");
+  const std::vector<double> a = matrix.dense();
+  std::vector<int> sigma(n);
+  std::iota(sigma.begin(), sigma.end(), 0);
+  T sum = 0;
+  do {
+    T term = 1;
+    for (int i = 0; i < n && term != 0; ++i) term *= static_cast<T>(a[static_cast<std::size_t>(i) * n + sigma[i]]);
+    sum += term;
+  } while (std::next_permutation(sigma.begin(), sigma.end()));
+  return sum;
+}
+
+// Long double Nijenhuis–Wilf Ryser.
+inline long double dense_ryser(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  if (n == 0) return 1;
+  if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
+  const std::vector<double> a = matrix.dense();
+  auto at = [&](int i, int j) { return static_cast<long double>(a[static_cast<std::size_t>(i) * n + j]); };
+  std::vector<long double> x(n);
+  for (int i = 0; i < n; ++i) {
+    long double row_sum = 0;
+    for (int j = 0; j < n; ++j) row_sum += at(i, j);
+    x[i] = at(i, n - 1) - row_sum / 2;
+  }
+  auto product = [&] {
+    long double p = 1;
+    for (int i = 0; i < n; ++i) p *= x[i];
+    return p;
+  };
+  long double sum = product();
+  for (std::uint64_t g = 1; g < step_count(n); ++g) {
+    const int j = changed_column(g);
+    const long double s = is_inclusion(g) ? 1 : -1;
+    for (int i = 0; i < n; ++i) x[i] += s * at(i, j);
+    sum += term_sign(g) * product();
+  }
+  return nw_factor(n) * sum;
+}
+
+#if SPARSEPERM_HAS_INT128
+// Exact Nijenhuis–Wilf Ryser for integer matrices, on doubled row sums X = 2x (integers):
+// perm = (4(n mod 2) − 2)/2^n · Σ (−1)^g Π X_g = ±Σ/2^(n−1).
+inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  if (n == 0) return 1;
+  if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
+  const std::vector<double> a = matrix.dense();
+  auto twice = [&](int i, int j) { return 2 * static_cast<std::int64_t>(a[static_cast<std::size_t>(i) * n + j]); };
+  std::vector<std::int64_t> x(n);
+  for (int i = 0; i < n; ++i) {
+    std::int64_t row_sum = 0;
+    for (int j = 0; j < n; ++j) row_sum += twice(i, j) / 2;
+    x[i] = twice(i, n - 1) - row_sum;
+  }
+  auto product = [&] {
+    detail::int128 p = 1;
+    for (int i = 0; i < n; ++i) p *= x[i];
+    return p;
+  };
+  detail::int128 sum = product();
+  for (std::uint64_t g = 1; g < step_count(n); ++g) {
+    const int j = changed_column(g);
+    const std::int64_t s = is_inclusion(g) ? 1 : -1;
+    for (int i = 0; i < n; ++i) x[i] += s * twice(i, j);
+    sum += term_sign(g) * product();
+  }
+  const detail::int128 scale = detail::int128{1} << (n - 1);
+  if (sum % scale != 0) throw engine_error(engine_error::kind::failed, "dense Ryser: the exact sum is not divisible by 2^(n-1)");
+  return (n % 2 == 1 ? 1 : -1) * (sum / scale);
+}
+#endif
+
+// The permanent by dynamic programming over column subsets (independent of Ryser).
+template <class T>
+T subset_dp(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  if (n > reference_subset_dp_max_n) throw engine_error(engine_error::kind::too_large, "subset DP: n > 24");
+  std::vector<T> f(std::size_t{1} << n, T{0});
+  f[0] = 1;
+  for (std::uint64_t mask = 1; mask < f.size(); ++mask) {
+    const int row = detail::popcount(mask) - 1;  // rows [0, row) were matched to mask minus one column
+    const auto columns = matrix.row_columns(row);
+    const auto values = matrix.row_values(row);
+    T sum = 0;
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const std::uint64_t bit = std::uint64_t{1} << columns[k];
+      if (mask & bit) sum += static_cast<T>(values[k]) * f[mask ^ bit];
+    }
+    f[mask] = sum;
+  }
+  return f.back();
+}
+
+}  // namespace reference
+
+// The engine: brute force up to n = 10, dense Ryser up to n = 26; exact for integer matrices whose
+// 128-bit bound holds.
+inline permanent_result permanent_reference(const sparse_matrix& matrix) {
+  const auto start = std::chrono::steady_clock::now();
+  const int n = matrix.n();
+  if (n > reference_ryser_max_n) {
+    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) +
+                                                          " exceeds the limit of engine 'reference' (n <= 26)");
+  }
+  permanent_result result;
+  result.engine = "reference";
+  result.n = n;
+  result.nnz = matrix.nnz();
+  const bool brute = n <= reference_brute_force_max_n;
+  result.plan = brute ? "brute force over all permutations" : "dense Nijenhuis-Wilf Ryser";
+#if SPARSEPERM_HAS_INT128
+  if (detail::fits_int128(matrix, brute ? 0.0L : static_cast<long double>(n > 0 ? n - 1 : 0))) {
+    const detail::int128 exact = brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix);
+    result.value = static_cast<double>(exact);
+    result.permanent = detail::to_decimal(exact);
+    result.exact = true;
+    result.plan += ", exact 128-bit integers";
+  } else
+#endif
+  {
+    const long double value = brute ? reference::brute_force<long double>(matrix) : reference::dense_ryser(matrix);
+    set_floating_value(result, static_cast<double>(value));
+    result.plan += ", long double";
+  }
+  result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace sparseperm

@@ -1,0 +1,45 @@
+#pragma once
+// The result record every engine returns (DESIGN.md §2).
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace sparseperm {
+
+struct phase_seconds {
+  double plan = 0;     // structural checks, orderings, engine choice
+  double codegen = 0;  // writing a matrix-specific header
+  double compile = 0;  // compiling it
+  double compute = 0;  // the engine's own work
+  double total = 0;    // wall time of the whole call
+};
+
+struct permanent_result {
+  double value = 0;                  // the permanent, rounded to a double
+  std::string permanent;             // exact decimal integer when `exact`, otherwise value in %.17g
+  bool exact = false;                // computed in exact integer arithmetic
+  std::optional<double> error_bound;  // a bound on |value − permanent| where one is known
+  std::string engine;
+  int n = 0;
+  std::int64_t nnz = 0;
+  int threads = 1;
+  phase_seconds seconds;
+  std::string plan;                  // what was done, for people and `inspect`
+};
+
+// "%.17g": enough digits to read back the same double.
+inline std::string format_double(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+inline void set_floating_value(permanent_result& result, double value) {
+  result.value = value;
+  result.permanent = format_double(value);
+  result.exact = false;
+}
+
+}  // namespace sparseperm

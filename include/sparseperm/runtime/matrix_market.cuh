@@ -1,0 +1,385 @@
+#pragma once
+// Matrix Market I/O (https://math.nist.gov/MatrixMarket/formats.html).
+//
+// Reads `coordinate` and `array` files with field `real`, `integer` or `pattern` (a pattern entry is
+// 1) and symmetry `general`, `symmetric` or `skew-symmetric` (one triangle stored, the other implied).
+// Indices are 1-based. A stored zero is not a nonzero. Anything malformed throws input_error naming
+// the file and line: a bad banner or size line, too few or too many entries, an index out of range,
+// a duplicate (both lines named), a non-numeric, NaN or Inf value, a non-square matrix.
+// `complex` and `hermitian` are refused until complex values are supported.
+//
+// The writer emits `coordinate integer|real general` with values in %.17g, which reads back to the
+// same doubles.
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "input_error.cuh"
+#include "sparse_matrix.cuh"
+
+namespace sparseperm {
+
+// A file's matrix and where it came from (so that later errors can point at the file).
+struct matrix_market_file {
+  sparse_matrix matrix;
+  std::string path;
+  long size_line = 0;  // the line that declares the dimensions
+  std::string format;  // coordinate | array
+  std::string field;   // real | integer | pattern
+  std::string symmetry;
+  std::int64_t stored_entries = 0;  // entries listed in the file
+  std::int64_t stored_zeros = 0;    // of which zero (not nonzeros)
+};
+
+// Dimensions above this are refused by the reader itself (engines have smaller limits).
+inline constexpr std::int64_t max_matrix_market_dimension = 10'000'000;
+// Files above this size are refused rather than read into memory.
+inline constexpr std::uintmax_t max_matrix_market_bytes = std::uintmax_t{1} << 31;
+
+namespace detail {
+
+class matrix_market_parser {
+ public:
+  matrix_market_parser(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {}
+
+  matrix_market_file parse() {
+    matrix_market_file result;
+    result.path = name_;
+    read_banner(result);
+    read_size(result);
+    std::vector<matrix_entry> entries =
+        result.format == "coordinate" ? read_coordinate_entries(result) : read_array_entries(result);
+    result.matrix = sparse_matrix::from_entries(static_cast<int>(n_), std::move(entries));
+    return result;
+  }
+
+ private:
+  [[noreturn]] void fail(long line, const std::string& message) const { throw input_error(name_, line, message); }
+  [[noreturn]] void fail(const std::string& message) const { fail(line_number_, message); }
+
+  // Next line into line_, without its end-of-line; false at the end of the text.
+  bool next_line() {
+    if (position_ >= text_.size()) return false;
+    std::size_t end = text_.find('\n', position_);
+    if (end == std::string_view::npos) end = text_.size();
+    line_ = text_.substr(position_, end - position_);
+    if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+    position_ = end + 1;
+    ++line_number_;
+    if (line_.find('\0') != std::string_view::npos) fail("the line contains a NUL byte: not a text file");
+    return true;
+  }
+
+  // Next line that is neither blank nor a comment.
+  bool next_data_line() {
+    while (next_line()) {
+      const std::size_t first = line_.find_first_not_of(" \t");
+      if (first != std::string_view::npos && line_[first] != '%') {
+        split();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void split() {
+    tokens_.clear();
+    std::size_t i = 0;
+    while (i < line_.size()) {
+      while (i < line_.size() && (line_[i] == ' ' || line_[i] == '\t')) ++i;
+      const std::size_t start = i;
+      while (i < line_.size() && line_[i] != ' ' && line_[i] != '\t') ++i;
+      if (i > start) tokens_.push_back(line_.substr(start, i - start));
+    }
+  }
+
+  static std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  }
+
+  static std::string quoted(std::string_view token) {
+    constexpr std::size_t shown = 40;
+    return "'" + std::string(token.substr(0, shown)) + (token.size() > shown ? "...'" : "'");
+  }
+
+  void read_banner(matrix_market_file& result) {
+    if (!next_line()) fail(1, "empty file: expected a '%%MatrixMarket matrix ...' banner");
+    split();
+    if (tokens_.empty() || lower(tokens_[0]) != "%%matrixmarket") {
+      fail("missing '%%MatrixMarket' banner on the first line");
+    }
+    if (tokens_.size() != 5) {
+      fail("the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found " +
+           std::to_string(tokens_.size()) + " words)");
+    }
+    if (lower(tokens_[1]) != "matrix") fail("only 'matrix' objects are supported, not " + quoted(tokens_[1]));
+    result.format = lower(tokens_[2]);
+    result.field = lower(tokens_[3]);
+    result.symmetry = lower(tokens_[4]);
+    if (result.format != "coordinate" && result.format != "array") {
+      fail("unknown format " + quoted(tokens_[2]) + " (expected 'coordinate' or 'array')");
+    }
+    if (result.field == "complex") fail("complex matrices are not supported yet");
+    if (result.field != "real" && result.field != "integer" && result.field != "pattern") {
+      fail("unknown field " + quoted(tokens_[3]) + " (expected 'real', 'integer' or 'pattern')");
+    }
+    if (result.symmetry == "hermitian") fail("hermitian matrices are complex, which is not supported yet");
+    if (result.symmetry != "general" && result.symmetry != "symmetric" && result.symmetry != "skew-symmetric") {
+      fail("unknown symmetry " + quoted(tokens_[4]) + " (expected 'general', 'symmetric' or 'skew-symmetric')");
+    }
+    if (result.field == "pattern" && result.format == "array") fail("the 'pattern' field needs the 'coordinate' format");
+    if (result.field == "pattern" && result.symmetry == "skew-symmetric") fail("a 'pattern' matrix cannot be skew-symmetric");
+    symmetric_ = result.symmetry != "general";
+    skew_ = result.symmetry == "skew-symmetric";
+    field_ = result.field;
+  }
+
+  std::int64_t parse_count(std::string_view token, const char* what) const {
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc{} || end != token.data() + token.size()) {
+      fail(std::string(what) + " " + quoted(token) + " is not a whole number");
+    }
+    return value;
+  }
+
+  void read_size(matrix_market_file& result) {
+    if (!next_data_line()) fail(line_number_ + 1, "missing size line: the file ends after its header");
+    result.size_line = line_number_;
+    const bool coordinate = result.format == "coordinate";
+    const std::size_t expected = coordinate ? 3 : 2;
+    if (tokens_.size() != expected) {
+      fail(coordinate ? "the size line must read 'ROWS COLUMNS ENTRIES'" : "the size line must read 'ROWS COLUMNS'");
+    }
+    const std::int64_t rows = parse_count(tokens_[0], "row count");
+    const std::int64_t columns = parse_count(tokens_[1], "column count");
+    if (rows < 0 || columns < 0) fail("negative dimension");
+    if (rows != columns) {
+      fail("the matrix is " + std::to_string(rows) + " x " + std::to_string(columns) +
+           ": not square (the permanent is defined for square matrices)");
+    }
+    if (rows > max_matrix_market_dimension) {
+      fail("dimension " + std::to_string(rows) + " exceeds the reader's limit of " +
+           std::to_string(max_matrix_market_dimension));
+    }
+    n_ = rows;
+    const std::int64_t positions = !symmetric_ ? n_ * n_ : skew_ ? n_ * (n_ - 1) / 2 : n_ * (n_ + 1) / 2;
+    if (coordinate) {
+      declared_ = parse_count(tokens_[2], "entry count");
+      if (declared_ < 0) fail("negative entry count");
+      if (declared_ > positions) {
+        fail("declares " + std::to_string(declared_) + " entries but a " + std::to_string(n_) + " x " +
+             std::to_string(n_) + " " + result.symmetry + " matrix has only " + std::to_string(positions) +
+             " positions to store");
+      }
+    } else {
+      declared_ = positions;
+    }
+  }
+
+  int parse_index(std::string_view token, const char* what) const {
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc{} || end != token.data() + token.size()) {
+      fail(std::string(what) + " index " + quoted(token) + " is not a whole number");
+    }
+    if (value < 1 || value > n_) {
+      fail(std::string(what) + " index " + std::to_string(value) + " is out of range [1, " + std::to_string(n_) + "]");
+    }
+    return static_cast<int>(value - 1);
+  }
+
+  double parse_value(std::string_view token) const {
+    if (field_ == "integer") {
+      std::string_view digits = token;
+      if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+      std::int64_t value = 0;
+      const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (error == std::errc::result_out_of_range) fail("integer value " + quoted(token) + " is out of range");
+      if (error != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
+        fail("value " + quoted(token) + " is not an integer (the field is 'integer')");
+      }
+      constexpr std::int64_t limit = std::int64_t{1} << 53;
+      if (value > limit || value < -limit) {
+        fail("integer value " + quoted(token) + " exceeds 2^53 and cannot be held exactly");
+      }
+      return static_cast<double>(value);
+    }
+    std::string_view number = token;
+    if (!number.empty() && number.front() == '+') number.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error == std::errc::result_out_of_range) {
+      fail("value " + quoted(token) + " is out of the range of double precision");
+    }
+    if (error != std::errc{} || end != number.data() + number.size() || number.empty()) {
+      fail("value " + quoted(token) + " is not a number");
+    }
+    if (!std::isfinite(value)) fail("value " + quoted(token) + " is not finite (NaN and Inf are not allowed)");
+    return value;
+  }
+
+  std::vector<matrix_entry> read_coordinate_entries(matrix_market_file& result) {
+    const bool pattern = field_ == "pattern";
+    const std::size_t fields = pattern ? 2 : 3;
+    std::vector<matrix_entry> entries;
+    entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_, 1 << 20)) * (symmetric_ ? 2 : 1));
+    std::unordered_map<std::uint64_t, long> line_of_position;
+    line_of_position.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_, 1 << 20)));
+    std::int64_t seen = 0;
+    while (next_data_line()) {
+      if (seen == declared_) {
+        fail("more entries than the " + std::to_string(declared_) + " declared on line " +
+             std::to_string(result.size_line));
+      }
+      if (tokens_.size() != fields) {
+        fail(pattern ? "expected 2 fields (row column) for a pattern entry, found " + std::to_string(tokens_.size())
+                     : "expected 3 fields (row column value), found " + std::to_string(tokens_.size()));
+      }
+      const int row = parse_index(tokens_[0], "row");
+      const int column = parse_index(tokens_[1], "column");
+      const double value = pattern ? 1.0 : parse_value(tokens_[2]);
+      if (skew_ && row == column && value != 0) {
+        fail("a skew-symmetric matrix has a zero diagonal, but entry (" + std::to_string(row + 1) + ", " +
+             std::to_string(column + 1) + ") is " + std::string(tokens_[2]));
+      }
+      // Symmetric files store one triangle: (i, j) and (j, i) are the same position.
+      const int low = symmetric_ ? std::min(row, column) : row;
+      const int high = symmetric_ ? std::max(row, column) : column;
+      const std::uint64_t key = static_cast<std::uint64_t>(low) * static_cast<std::uint64_t>(n_) + high;
+      const auto [slot, fresh] = line_of_position.emplace(key, line_number_);
+      if (!fresh) {
+        fail("duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(column + 1) +
+             "): the same position is already given on line " + std::to_string(slot->second));
+      }
+      ++seen;
+      if (value == 0) {
+        ++result.stored_zeros;
+        continue;
+      }
+      entries.push_back({row, column, value});
+      if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
+    }
+    if (seen < declared_) {
+      fail(line_number_ > 0 ? line_number_ : 1,
+           "the file ends after " + std::to_string(seen) + " entries, but line " + std::to_string(result.size_line) +
+               " declares " + std::to_string(declared_));
+    }
+    result.stored_entries = seen;
+    return entries;
+  }
+
+  std::vector<matrix_entry> read_array_entries(matrix_market_file& result) {
+    std::vector<matrix_entry> entries;
+    std::int64_t seen = 0;
+    int row = skew_ ? 1 : 0;  // column-major; symmetric files list the lower triangle only
+    int column = 0;
+    while (next_data_line()) {
+      if (seen == declared_) {
+        fail("more values than the " + std::to_string(declared_) + " that the size on line " +
+             std::to_string(result.size_line) + " implies");
+      }
+      if (tokens_.size() != 1) fail("expected one value per line in the 'array' format, found " + std::to_string(tokens_.size()));
+      const double value = parse_value(tokens_[0]);
+      ++seen;
+      if (value == 0) {
+        ++result.stored_zeros;
+      } else {
+        entries.push_back({row, column, value});
+        if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
+      }
+      if (++row == n_) {
+        ++column;
+        row = !symmetric_ ? 0 : skew_ ? column + 1 : column;
+      }
+    }
+    if (seen < declared_) {
+      fail(line_number_ > 0 ? line_number_ : 1,
+           "the file ends after " + std::to_string(seen) + " values, but the size on line " +
+               std::to_string(result.size_line) + " implies " + std::to_string(declared_));
+    }
+    result.stored_entries = seen;
+    return entries;
+  }
+
+  std::string_view text_;
+  std::string name_;
+  std::size_t position_ = 0;
+  long line_number_ = 0;
+  std::string_view line_;
+  std::vector<std::string_view> tokens_;
+  std::string field_;
+  bool symmetric_ = false;
+  bool skew_ = false;
+  std::int64_t n_ = 0;
+  std::int64_t declared_ = 0;
+};
+
+}  // namespace detail
+
+// Parses Matrix Market text; `name` is what errors call the file.
+inline matrix_market_file parse_matrix_market(std::string_view text, const std::string& name) {
+  return detail::matrix_market_parser(text, name).parse();
+}
+
+inline matrix_market_file read_matrix_market(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw input_error(path, 0, "cannot open: no such file");
+  if (std::filesystem::is_directory(status)) throw input_error(path, 0, "cannot read: it is a directory");
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > max_matrix_market_bytes) {
+    throw input_error(path, 0, "cannot read: the file has " + std::to_string(bytes) + " bytes, more than the limit of " +
+                                   std::to_string(max_matrix_market_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw input_error(path, 0, std::string("cannot read: ") + std::strerror(errno));
+  const std::string text = std::move(buffer).str();
+  return parse_matrix_market(text, path);
+}
+
+// Matrix Market text of the matrix: coordinate, general, 'integer' when every value is an integer,
+// 'real' (in %.17g: exact round trip) otherwise. `comment` lines are prefixed with '%'.
+inline std::string to_matrix_market(const sparse_matrix& matrix, const std::string& comment = "") {
+  const bool integer = matrix.has_integer_values();
+  std::string out = std::string("%%MatrixMarket matrix coordinate ") + (integer ? "integer" : "real") + " general\n";
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) out += "% " + line + "\n";
+  out += std::to_string(matrix.n()) + " " + std::to_string(matrix.n()) + " " + std::to_string(matrix.nnz()) + "\n";
+  char buffer[64];
+  for (const matrix_entry& e : matrix.entries()) {
+    if (integer) {
+      std::snprintf(buffer, sizeof buffer, "%d %d %lld\n", e.row + 1, e.column + 1, static_cast<long long>(e.value));
+    } else {
+      std::snprintf(buffer, sizeof buffer, "%d %d %.17g\n", e.row + 1, e.column + 1, e.value);
+    }
+    out += buffer;
+  }
+  return out;
+}
+
+inline void write_matrix_market(const std::string& path, const sparse_matrix& matrix, const std::string& comment = "") {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw input_error(path, 0, std::string("cannot write: ") + std::strerror(errno));
+  out << to_matrix_market(matrix, comment);
+  out.close();
+  if (!out) throw input_error(path, 0, std::string("cannot write: ") + std::strerror(errno));
+}
+
+}  // namespace sparseperm

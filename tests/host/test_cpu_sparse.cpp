@@ -1,0 +1,165 @@
+// cpu-sparse against the reference engine on hundreds of random matrices, and on closed forms.
+#include <doctest/doctest.h>
+
+#include <sparseperm/engines/cpu_sparse.cuh>
+#include <sparseperm/engines/reference.cuh>
+
+#include <atomic>
+#include <cmath>
+
+#include "test_support.hpp"
+
+namespace sp = sparseperm;
+using sp::detail::int128;
+
+namespace {
+
+// Σ_g |Π x_g|: the size of the terms that Ryser adds with alternating signs, the scale of its
+// rounding error (long double, dense Nijenhuis–Wilf).
+double ryser_absolute_sum(const sp::sparse_matrix& m) {
+  const int n = m.n();
+  const std::vector<double> a = m.dense();
+  std::vector<long double> x(n);
+  for (int i = 0; i < n; ++i) {
+    long double row_sum = 0;
+    for (int j = 0; j < n; ++j) row_sum += a[static_cast<std::size_t>(i) * n + j];
+    x[i] = a[static_cast<std::size_t>(i) * n + n - 1] - row_sum / 2;
+  }
+  auto magnitude = [&] {
+    long double p = 1;
+    for (long double v : x) p *= v;
+    return std::fabs(p);
+  };
+  long double sum = magnitude();
+  for (std::uint64_t g = 1; g < sp::step_count(n); ++g) {
+    const int j = sp::changed_column(g);
+    for (int i = 0; i < n; ++i) x[i] += sp::direction(g) * a[static_cast<std::size_t>(i) * n + j];
+    sum += magnitude();
+  }
+  return static_cast<double>(2 * sum);
+}
+
+void check_against_reference(const sp::sparse_matrix& m, int threads) {
+  const auto reference = sp::permanent_reference(m);
+  const auto result = sp::permanent_cpu_sparse(m, {.threads = threads});
+  if (m.has_integer_values()) {
+    REQUIRE(reference.exact);
+    REQUIRE(result.exact);
+    CHECK(result.permanent == reference.permanent);
+  } else if (result.exact) {  // only an empty row or column makes a real matrix exact: permanent 0
+    CHECK(result.permanent == "0");
+    CHECK(std::fabs(reference.value) <= 1e-13 * ryser_absolute_sum(m));
+  } else {
+    CHECK(std::fabs(result.value - reference.value) <= 1e-13 * ryser_absolute_sum(m) + 1e-12 * std::fabs(reference.value));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cpu-sparse agrees with the reference on random matrices, n = 1..14") {
+  sp::random_stream stream(31337);
+  int compared = 0, integer = 0;
+  for (int n = 1; n <= 14; ++n) {
+    for (double density : {0.15, 0.3, 0.5, 0.8}) {
+      for (auto kind : {sp::value_kind::uniform, sp::value_kind::ones, sp::value_kind::integers}) {
+        for (int threads : {1, 2}) {
+          const auto m = kind == sp::value_kind::uniform && threads == 2
+                             ? test_support::random_matrix(stream, n, density, kind, true)  // signed reals: cancellation
+                             : test_support::random_matrix(stream, n, density, kind);
+          CAPTURE(n);
+          CAPTURE(density);
+          CAPTURE(test_support::kind_name(kind));
+          check_against_reference(m, threads);
+          ++compared;
+          integer += m.has_integer_values();
+        }
+      }
+    }
+  }
+  MESSAGE("cpu-sparse cross-checked against the reference on " << compared << " random matrices (n = 1..14), "
+                                                               << integer << " of them integer and compared exactly");
+  CHECK(compared == 336);
+}
+
+TEST_CASE("signed real matrices with cancellation") {
+  sp::random_stream stream(5);
+  for (int n = 2; n <= 12; ++n) {
+    std::vector<sp::matrix_entry> entries;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (stream.uniform() < 0.6) entries.push_back({i, j, 2 * stream.uniform() - 1});
+      }
+    }
+    check_against_reference(sp::sparse_matrix::from_entries(n, entries), 2);
+  }
+}
+
+TEST_CASE("cpu-sparse agrees with dense Ryser up to n = 22") {
+  sp::random_stream stream(777);
+  int compared = 0;
+  for (int n = 15; n <= 22; ++n) {
+    for (auto kind : {sp::value_kind::uniform, sp::value_kind::ones}) {
+      const auto m = test_support::random_matrix(stream, n, n <= 18 ? 0.3 : 0.2, kind);
+      check_against_reference(m, 2);
+      ++compared;
+    }
+  }
+  MESSAGE("cpu-sparse cross-checked against dense Ryser on " << compared << " random matrices (n = 15..22)");
+}
+
+TEST_CASE("closed forms: n!, derangements, identity, triangular") {
+  int128 factorial = 1;
+  int128 d_prev = 1, d = 0;  // D(0), D(1)
+  for (int n = 1; n <= 20; ++n) {
+    factorial *= n;
+    if (n >= 2) {
+      const int128 next = (n - 1) * (d_prev + d);
+      d_prev = d;
+      d = next;
+    }
+    const auto ones = sp::permanent_cpu_sparse(test_support::dense_matrix(n, 1), {.threads = 2});
+    CHECK(ones.exact);
+    CHECK(ones.permanent == sp::detail::to_decimal(factorial));
+    const auto deranged = sp::permanent_cpu_sparse(test_support::derangement_matrix(n), {.threads = 2});
+    CHECK(deranged.permanent == sp::detail::to_decimal(n == 1 ? int128{0} : d));
+  }
+  // Identity: 1. A diagonal: the product of the diagonal. Triangular: the product of the diagonal too.
+  for (int n : {1, 5, 16, 23}) {
+    std::vector<sp::matrix_entry> diagonal, triangular;
+    double product = 1;
+    for (int i = 0; i < n; ++i) {
+      const double v = 1.0 + (i % 3) * 0.25;
+      product *= v;
+      diagonal.push_back({i, i, 1});
+      triangular.push_back({i, i, v});
+      for (int j = i + 1; j < n && j < i + 4; ++j) triangular.push_back({i, j, 0.5});
+    }
+    CHECK(sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(n, diagonal)).permanent == "1");
+    const auto tri = sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(n, triangular));
+    CHECK(tri.value == doctest::Approx(product).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("edge cases") {
+  CHECK(sp::permanent_cpu_sparse(sp::sparse_matrix{}).permanent == "1");
+  const auto one = sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(1, {{0, 0, -2.5}}));
+  CHECK(one.value == -2.5);
+  // An empty row: 0 without running.
+  const auto empty_row = sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(3, {{0, 0, 1}, {1, 1, 1}, {0, 2, 1}}));
+  CHECK(empty_row.permanent == "0");
+  CHECK(empty_row.exact);
+  // Above the limit.
+  CHECK_THROWS_AS(sp::permanent_cpu_sparse(test_support::derangement_matrix(65)), sp::engine_error);
+  // A matrix too large for 128-bit exactness falls back to double and says so.
+  const auto big = sp::permanent_cpu_sparse(test_support::dense_matrix(26, 1e6));
+  CHECK_FALSE(big.exact);
+  CHECK(big.value == doctest::Approx(4.0329146112660565e26 * 1e156).epsilon(1e-11));  // 26! · 10^156
+}
+
+TEST_CASE("progress counts every Gray step") {
+  std::atomic<std::uint64_t> progress{0};
+  sp::random_stream stream(1);
+  const auto m = test_support::random_matrix(stream, 18, 0.4, sp::value_kind::ones);
+  sp::permanent_cpu_sparse(m, {.threads = 2, .progress = &progress});
+  CHECK(progress.load() == (std::uint64_t{1} << 17) - 1);
+}
