@@ -157,9 +157,11 @@ TEST_CASE("edge cases") {
 }
 
 TEST_CASE("progress counts every Gray step") {
-  std::atomic<std::uint64_t> progress{0};
+  sp::progress_counter progress;
   sp::random_stream stream(1);
   const auto m = test_support::random_matrix(stream, 18, 0.4, sp::value_kind::ones);
   sp::permanent_cpu_sparse(m, {.threads = 2, .progress = &progress});
-  CHECK(progress.load() == (std::uint64_t{1} << 17) - 1);
+  CHECK(progress.done.load() == (std::uint64_t{1} << 17) - 1);
+  CHECK(progress.total.load() == progress.done.load());
+  CHECK(progress.fraction() == 1.0);
 }

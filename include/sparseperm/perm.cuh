@@ -1,0 +1,26 @@
+#pragma once
+// sparseperm: permanents of sparse matrices. The one header users include.
+//
+//   sparseperm::read_matrix_market(path)        a file's matrix (runtime/matrix_market.cuh)
+//   sparseperm::compute_permanent(matrix, opt)  structure check, engine choice, the result record
+//   sparseperm::permanent_cpu_sparse(...) etc.  the engines themselves (engines/)
+//
+// The compile-time building blocks (Gray-code facts, launch plans, orderings, partitions) are
+// constexpr and usable from device code.
+#include "column_masks.cuh"
+#include "compute.cuh"
+#include "config.cuh"
+#include "engine_error.cuh"
+#include "engines/cpu_sparse.cuh"
+#include "engines/reference.cuh"
+#include "gray_code.cuh"
+#include "launch_parameters.cuh"
+#include "occupancy.cuh"
+#include "ordering.cuh"
+#include "progress.cuh"
+#include "result.cuh"
+#include "runtime/generator.cuh"
+#include "runtime/input_error.cuh"
+#include "runtime/matching.cuh"
+#include "runtime/matrix_market.cuh"
+#include "runtime/sparse_matrix.cuh"

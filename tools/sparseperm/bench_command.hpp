@@ -1,0 +1,190 @@
+#pragma once
+// `sparseperm bench`: engines side by side on generated Erdős–Rényi matrices, in one run.
+//
+// Every (n, p) pair gets one matrix from the fixed seed; every engine and thread count runs it
+// `repeats` times. The table quotes the median of the engine's compute seconds (min and max
+// beside it), the speedup over the baseline engine, and the permanent, so that a reader sees the
+// engines agree. Markdown on stdout; CSV with --csv; a PNG with --plot when python3 has matplotlib.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <sparseperm/perm.cuh>
+
+#include "arguments.hpp"
+#include "generate_command.hpp"
+#include "json.hpp"
+
+#ifndef SPARSEPERM_BENCH_PLOT_SCRIPT
+#  define SPARSEPERM_BENCH_PLOT_SCRIPT ""
+#endif
+
+namespace sparseperm::cli {
+
+inline const char* bench_help =
+    "usage: sparseperm bench [--engines LIST] [--n LIST] [--density LIST] [--threads LIST]\n"
+    "                        [--seed S] [--values KIND] [--repeats R] [--baseline ENGINE]\n"
+    "                        [--csv FILE] [--plot FILE.png]\n"
+    "\n"
+    "Runs engines side by side on generated Erdos-Renyi matrices (one per n and density, from the\n"
+    "seed) and prints a markdown table: engine, n, p, threads, median / min / max compute seconds\n"
+    "over the repeats, registers per thread (GPU engines), speedup over the baseline, permanent.\n"
+    "\n"
+    "  --engines LIST   comma-separated engines (default: cpu-sparse)\n"
+    "  --n LIST         matrix sizes (default: 24,28)\n"
+    "  --density LIST   densities (default: 0.2)\n"
+    "  --threads LIST   CPU thread counts for the CPU engines (default: all available)\n"
+    "  --seed S         generator seed (default: 1)\n"
+    "  --values KIND    uniform (default), ones, int:K or int:A:B, as for 'generate'\n"
+    "  --repeats R      runs per measurement (default: 3)\n"
+    "  --baseline NAME  the engine the speedups are relative to, at its first thread count\n"
+    "                   (default: the first engine)\n"
+    "  --csv FILE       also write the rows as CSV\n"
+    "  --plot FILE.png  also draw seconds against n (needs python3 with matplotlib)\n";
+
+struct bench_row {
+  std::string engine;
+  int n = 0;
+  double density = 0;
+  int threads = 0;
+  double median = 0, min = 0, max = 0;
+  std::string registers = "-";
+  double speedup = 0;
+  std::string permanent;
+  double value = 0;
+};
+
+inline double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t k = values.size() / 2;
+  return values.size() % 2 ? values[k] : (values[k - 1] + values[k]) / 2;
+}
+
+inline std::string shorten(const std::string& permanent) {
+  return permanent.size() <= 24 ? permanent : permanent.substr(0, 21) + "...";
+}
+
+inline void write_bench_csv(const std::string& path, const std::vector<bench_row>& rows, std::uint64_t seed) {
+  std::ofstream out(path);
+  if (!out) throw usage_error("bench: cannot write '" + path + "'");
+  out << "engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,speedup,permanent\n";
+  for (const auto& r : rows) {
+    out << r.engine << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
+        << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers << ','
+        << json::number(r.speedup) << ',' << r.permanent << '\n';
+  }
+}
+
+inline int run_bench(int argc, char** argv) {
+  const arguments args(argc, argv, 2, {"help"},
+                       {"engines", "n", "density", "threads", "seed", "values", "repeats", "baseline", "csv", "plot"});
+  if (args.flag("help")) {
+    std::fputs(bench_help, stdout);
+    return 0;
+  }
+  if (!args.positionals().empty()) throw usage_error("bench takes no positional arguments (see 'sparseperm bench --help')");
+  const std::vector<std::string> engines = split_list("engines", args.value("engines").value_or("cpu-sparse"));
+  for (const auto& e : engines) {
+    if (find_engine(e) == nullptr) throw usage_error("bench: unknown engine '" + e + "' (engines: " + engine_names() + ")");
+  }
+  std::vector<int> sizes;
+  for (const auto& s : split_list("n", args.value("n").value_or("24,28"))) sizes.push_back(static_cast<int>(parse_integer("n", s, 1, 64)));
+  std::vector<double> densities;
+  for (const auto& s : split_list("density", args.value("density").value_or("0.2"))) {
+    densities.push_back(parse_real("density", s, 1e-9, 1));
+  }
+  std::vector<int> thread_counts;
+  if (const auto list = args.value("threads")) {
+    for (const auto& s : split_list("threads", *list)) thread_counts.push_back(static_cast<int>(parse_integer("threads", s, 1, 4096)));
+  } else {
+    thread_counts.push_back(sparseperm::detail::available_threads());
+  }
+  const std::uint64_t seed = static_cast<std::uint64_t>(parse_integer("seed", args.value("seed").value_or("1"), 0, INT64_MAX));
+  const int repeats = static_cast<int>(parse_integer("repeats", args.value("repeats").value_or("3"), 1, 1000));
+  const std::string baseline = args.value("baseline").value_or(engines.front());
+  if (std::find(engines.begin(), engines.end(), baseline) == engines.end()) {
+    throw usage_error("bench: the baseline '" + baseline + "' is not among --engines");
+  }
+  erdos_renyi_options generator;
+  generator.seed = seed;
+  const std::string values = args.value("values").value_or("uniform");
+  parse_values(values, generator);
+
+  std::vector<bench_row> rows;
+  for (const int n : sizes) {
+    for (const double density : densities) {
+      generator.n = n;
+      generator.density = density;
+      const sparse_matrix matrix = generate_erdos_renyi(generator);
+      const std::size_t first_row = rows.size();
+      for (const auto& engine : engines) {
+        for (const int threads : thread_counts) {
+          bench_row row;
+          row.engine = engine;
+          row.n = n;
+          row.density = density;
+          std::vector<double> seconds;
+          for (int k = 0; k < repeats; ++k) {
+            const permanent_result r = compute_permanent(matrix, {.engine = engine, .threads = threads});
+            seconds.push_back(r.seconds.compute);
+            row.permanent = r.permanent;
+            row.value = r.value;
+            row.threads = r.threads;
+          }
+          row.median = median_of(seconds);
+          row.min = *std::min_element(seconds.begin(), seconds.end());
+          row.max = *std::max_element(seconds.begin(), seconds.end());
+          std::fprintf(stderr, "bench: %s n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), n, density, row.threads,
+                       row.median);
+          rows.push_back(row);
+          if (engine != "cpu-sparse") break;  // only the CPU engines use threads
+        }
+      }
+      // Speedups against the baseline's first thread count on the same matrix; and a check that all agree.
+      double base = 0;
+      for (std::size_t k = first_row; k < rows.size() && base == 0; ++k) {
+        if (rows[k].engine == baseline) base = rows[k].median;
+      }
+      for (std::size_t k = first_row; k < rows.size(); ++k) {
+        rows[k].speedup = rows[k].median > 0 ? base / rows[k].median : 0;
+        const double a = rows[k].value, b = rows[first_row].value;
+        if (std::fabs(a - b) > 1e-8 * std::max(std::fabs(a), std::fabs(b))) {
+          std::fprintf(stderr, "bench: warning: %s and %s disagree on n=%d p=%g: %s vs %s\n", rows[k].engine.c_str(),
+                       rows[first_row].engine.c_str(), n, density, rows[k].permanent.c_str(),
+                       rows[first_row].permanent.c_str());
+        }
+      }
+    }
+  }
+
+  std::printf("Erdos-Renyi matrices, values %s, seed %llu; seconds: the engine's compute time, median of %d run%s\n\n",
+              values.c_str(), static_cast<unsigned long long>(seed), repeats, repeats == 1 ? "" : "s");
+  std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | speedup vs %s | permanent |\n",
+              baseline.c_str());
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %.2f | %s |\n", r.engine.c_str(), r.n, r.density,
+                r.threads, r.median, r.min, r.max, r.registers.c_str(), r.speedup, shorten(r.permanent).c_str());
+  }
+
+  std::string csv = args.value("csv").value_or("");
+  const std::string plot = args.value("plot").value_or("");
+  if (csv.empty() && !plot.empty()) csv = (std::filesystem::temp_directory_path() / "sparseperm-bench.csv").string();
+  if (!csv.empty()) write_bench_csv(csv, rows, seed);
+  if (!plot.empty()) {
+    const std::string script = SPARSEPERM_BENCH_PLOT_SCRIPT;
+    if (script.empty() || !std::filesystem::exists(script)) {
+      std::fprintf(stderr, "bench: no plot: the plotting script is not installed\n");
+    } else {
+      const std::string command = "python3 '" + script + "' '" + csv + "' '" + plot + "'";
+      if (std::system(command.c_str()) != 0) std::fprintf(stderr, "bench: no plot (python3 with matplotlib is needed)\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace sparseperm::cli

@@ -1,0 +1,107 @@
+#pragma once
+// `sparseperm compute FILE [--engine NAME] [--threads N] [--json]`
+#include <cstdio>
+#include <string>
+
+#include <sparseperm/perm.cuh>
+
+#include "arguments.hpp"
+#include "json.hpp"
+#include "progress_bar.hpp"
+
+namespace sparseperm::cli {
+
+inline const char* compute_help =
+    "usage: sparseperm compute FILE [--engine NAME] [--threads N] [--json]\n"
+    "\n"
+    "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer or\n"
+    "pattern; general, symmetric or skew-symmetric).\n"
+    "\n"
+    "  --engine NAME   auto (the default: the fastest engine of this build that fits), cpu-sparse,\n"
+    "                  reference\n"
+    "  --threads N     CPU threads (default: all that are available)\n"
+    "  --json          print one JSON object: permanent (a string: the exact integer when exact,\n"
+    "                  otherwise %.17g), value, exact, error_bound, engine, n, nnz, threads, plan,\n"
+    "                  file, seconds {plan, codegen, compile, compute, total}\n"
+    "\n"
+    "A 0 x 0 matrix has permanent 1; a matrix without a perfect matching has permanent 0 (found by\n"
+    "matching, without running an engine). Integer matrices are computed exactly when 128 bits\n"
+    "provably suffice. Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
+
+inline std::string result_json(const permanent_result& r, const std::string& file) {
+  json::object seconds;
+  seconds.measurement("plan", r.seconds.plan)
+      .measurement("codegen", r.seconds.codegen)
+      .measurement("compile", r.seconds.compile)
+      .measurement("compute", r.seconds.compute)
+      .measurement("total", r.seconds.total);
+  json::object out;
+  out.string("permanent", r.permanent).number("value", r.value).boolean("exact", r.exact);
+  if (r.error_bound) {
+    out.number("error_bound", *r.error_bound);
+  } else {
+    out.null("error_bound");
+  }
+  out.string("engine", r.engine)
+      .integer("n", r.n)
+      .integer("nnz", r.nnz)
+      .integer("threads", r.threads)
+      .string("plan", r.plan)
+      .string("file", file)
+      .child("seconds", seconds);
+  return out.str();
+}
+
+inline void print_result(const permanent_result& r) {
+  std::printf("permanent  %s%s\n", r.permanent.c_str(), r.exact ? "  (exact)" : "  (double precision)");
+  if (r.engine == "structure") {
+    std::printf("engine     none needed: %s\n", r.plan.c_str());
+  } else {
+    std::printf("engine     %s, %d thread%s: %s\n", r.engine.c_str(), r.threads, r.threads == 1 ? "" : "s", r.plan.c_str());
+  }
+  std::printf("matrix     %d x %d, %lld nonzeros\n", r.n, r.n, static_cast<long long>(r.nnz));
+  std::printf("time       %.3f s (plan %.3f s, compute %.3f s)\n", r.seconds.total, r.seconds.plan, r.seconds.compute);
+}
+
+// Reads and computes; an engine's size limit becomes an input error at the file's size line.
+inline permanent_result compute_file(const matrix_market_file& file, const compute_options& options) {
+  try {
+    return compute_permanent(file.matrix, options);
+  } catch (const engine_error& e) {
+    if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
+    if (e.reason() == engine_error::kind::failed) throw input_error(file.path, 0, e.what());
+    throw usage_error(e.what());
+  }
+}
+
+inline int run_compute(int argc, char** argv) {
+  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads"});
+  if (args.flag("help")) {
+    std::fputs(compute_help, stdout);
+    return 0;
+  }
+  if (args.positionals().size() != 1) throw usage_error("compute needs exactly one FILE (see 'sparseperm compute --help')");
+  compute_options options;
+  options.engine = args.value("engine").value_or("auto");
+  if (options.engine != "auto" && find_engine(options.engine) == nullptr) {
+    throw usage_error("unknown engine '" + options.engine + "' (engines: " + engine_names() + ")");
+  }
+  if (const auto threads = args.value("threads")) options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
+
+  const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  progress_counter progress;
+  options.progress = &progress;
+  permanent_result result;
+  {
+    progress_bar bar(progress);
+    result = compute_file(file, options);
+  }
+  if (args.flag("json")) {
+    std::printf("%s\n", result_json(result, file.path).c_str());
+  } else {
+    print_result(result);
+  }
+  return 0;
+}
+
+}  // namespace sparseperm::cli

@@ -1,0 +1,153 @@
+#pragma once
+// `sparseperm inspect FILE`: structure, orderings and the plans the engines would use.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <sparseperm/perm.cuh>
+
+#include "arguments.hpp"
+
+namespace sparseperm::cli {
+
+inline const char* inspect_help =
+    "usage: sparseperm inspect FILE\n"
+    "\n"
+    "What the engines see in the matrix of FILE: size, nonzeros, degrees, structural rank, the\n"
+    "column order of the sparse Ryser engines, the permanent ordering (Algorithm 3) and register\n"
+    "partition (Algorithm 4) of the generated GPU kernels, their launch plan (Algorithm 2) on an\n"
+    "H100 model, and the engine that 'compute --engine auto' would run. Indices are 1-based, as in\n"
+    "the file.\n";
+
+namespace detail {
+
+inline std::string index_list(const int* indices, int count) {
+  std::string out;
+  for (int k = 0; k < count; ++k) {
+    if (k) out += ' ';
+    out += std::to_string(indices[k] + 1);
+  }
+  return out;
+}
+
+struct degree_summary {
+  int min = 0, max = 0;
+  double mean = 0;
+};
+
+template <class Degree>
+degree_summary summarize(int n, Degree degree) {
+  degree_summary s;
+  if (n == 0) return s;
+  s.min = s.max = degree(0);
+  long long total = 0;
+  for (int k = 0; k < n; ++k) {
+    const int d = degree(k);
+    s.min = std::min(s.min, d);
+    s.max = std::max(s.max, d);
+    total += d;
+  }
+  s.mean = static_cast<double>(total) / n;
+  return s;
+}
+
+inline std::string power_of_two(std::uint64_t v) { return "2^" + std::to_string(sparseperm::detail::highest_bit(v)); }
+
+}  // namespace detail
+
+inline int run_inspect(int argc, char** argv) {
+  const arguments args(argc, argv, 2, {"help"}, {});
+  if (args.flag("help")) {
+    std::fputs(inspect_help, stdout);
+    return 0;
+  }
+  if (args.positionals().size() != 1) throw usage_error("inspect needs exactly one FILE (see 'sparseperm inspect --help')");
+  const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  const sparse_matrix& m = file.matrix;
+  const int n = m.n();
+
+  std::printf("file             %s\n", file.path.c_str());
+  std::printf("matrix           %d x %d, %lld nonzeros (density %.3f); %s %s %s", n, n, static_cast<long long>(m.nnz()),
+              n ? static_cast<double>(m.nnz()) / (static_cast<double>(n) * n) : 0.0, file.format.c_str(),
+              file.field.c_str(), file.symmetry.c_str());
+  if (file.stored_zeros) std::printf(", %lld stored zeros dropped", static_cast<long long>(file.stored_zeros));
+  std::printf("\nvalues           %s\n", m.has_integer_values()
+                                           ? "integers (exact arithmetic where 128 bits provably suffice)"
+                                           : "real (double precision)");
+  const auto rows = detail::summarize(n, [&](int i) { return m.row_degree(i); });
+  const auto columns = detail::summarize(n, [&](int j) { return m.column_degree(j); });
+  std::printf("row degrees      min %d, max %d, mean %.2f\n", rows.min, rows.max, rows.mean);
+  std::printf("column degrees   min %d, max %d, mean %.2f\n", columns.min, columns.max, columns.mean);
+  const int rank = structural_rank(m);
+  std::printf("structural rank  %d%s\n", rank,
+              rank == n ? " (a perfect matching exists)" : " (no perfect matching: the permanent is 0)");
+
+  if (n >= 1 && n <= max_ryser_n) {
+    const column_masks pattern = m.masks();
+    const matrix_order by_degree = degree_sorted_order(pattern);
+    std::printf("\ncolumns by ascending degree (cpu-sparse):\n  %s\n", detail::index_list(by_degree.columns, n).c_str());
+
+    const permanent_ordering_plan ordering = permanent_ordering(pattern);
+    std::printf("\npermanent ordering (Algorithm 3):\n");
+    std::printf("  columns  %s\n", detail::index_list(ordering.order.columns, n).c_str());
+    std::printf("  rows     %s\n", detail::index_list(ordering.order.rows, n).c_str());
+    std::string staircase;
+    for (int k = 1; k <= n; ++k) {
+      if (k > 1) staircase += ' ';
+      staircase += std::to_string(ordering.rows_touched[k]);
+    }
+    std::printf("  r(m)     %s   (rows touched by the first m columns)\n", staircase.c_str());
+
+    const column_masks ordered = reorder(pattern, ordering.order);
+    const partition_options options;
+    const register_partition partition = partition_rows(ordered, options);
+    std::printf("\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
+                options.global_register_ratio, options.device.multiprocessors, options.device.registers_per_sm,
+                options.device.max_threads_per_sm);
+    std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", partition.register_rows, n);
+    if (partition.last_register_column >= 0) {
+      std::printf("  register-only columns      1..%d of the order: %.6g%% of the Gray steps\n",
+                  partition.last_register_column + 1, 100 * partition.register_step_share);
+    } else {
+      std::printf("  register-only columns      none\n");
+    }
+    std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
+                partition.registers_per_thread, partition.threads_per_sm);
+
+    const std::uint64_t threads = static_cast<std::uint64_t>(options.device.multiprocessors) * partition.threads_per_sm;
+    const launch_plan plan = generate_launch_parameters(n, threads);
+    std::printf("\nlaunch plan (Algorithm 2, %llu threads, chunks of at least 1024 steps): %d launch%s\n",
+                static_cast<unsigned long long>(threads), plan.count, plan.count == 1 ? "" : "es");
+    std::printf("  %-7s %-22s %-8s %-10s %s\n", "launch", "first step", "chunk", "threads", "steps");
+    for (int k = 0; k < plan.count; ++k) {
+      const launch& l = plan[k];
+      std::printf("  %-7d %-22llu %-8s %-10llu %llu\n", k + 1, static_cast<unsigned long long>(l.first_step),
+                  detail::power_of_two(l.chunk).c_str(), static_cast<unsigned long long>(l.threads),
+                  static_cast<unsigned long long>(l.steps()));
+    }
+  } else if (n > max_ryser_n) {
+    std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
+  }
+
+  std::printf("\nengines of this build:\n");
+  for (const auto& e : host_engines) {
+    std::printf("  %-11s %-28s %s\n", std::string(e.name).c_str(),
+                n <= e.max_n ? "can run this matrix" : ("n > " + std::to_string(e.max_n) + ": cannot run").c_str(),
+                std::string(e.summary).c_str());
+  }
+  if (rank < n) {
+    std::printf("compute would answer 0 from the structure, without an engine\n");
+  } else if (n == 0) {
+    std::printf("compute would answer 1 (the 0 x 0 matrix), without an engine\n");
+  } else {
+    try {
+      std::printf("compute --engine auto would run: %s\n", std::string(resolve_engine("auto", n).name).c_str());
+    } catch (const engine_error& e) {
+      std::printf("compute --engine auto cannot run: %s\n", e.what());
+    }
+  }
+  return 0;
+}
+
+}  // namespace sparseperm::cli

@@ -1,0 +1,72 @@
+// sparseperm: the command-line tool. Exit codes: 0 success, 2 bad input or usage, 1 internal error.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include <sparseperm/perm.cuh>
+
+#include "arguments.hpp"
+#include "bench_command.hpp"
+#include "compute_command.hpp"
+#include "generate_command.hpp"
+#include "inspect_command.hpp"
+
+namespace {
+
+const char* main_help =
+    "sparseperm " SPARSEPERM_VERSION_STRING ": permanents of sparse matrices\n"
+    "\n"
+    "usage: sparseperm COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  compute FILE   the permanent of a Matrix Market file\n"
+    "  inspect FILE   structure, orderings and the plans the engines would use\n"
+    "  generate       an Erdos-Renyi test matrix\n"
+    "  bench          engines side by side on generated matrices\n"
+    "\n"
+    "'sparseperm COMMAND --help' describes each command. Errors are one line on stderr;\n"
+    "bad input and bad usage exit with code 2.\n";
+
+int dispatch(int argc, char** argv) {
+  using namespace sparseperm::cli;
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(main_help, stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  if (command == "--version") {
+    std::printf("sparseperm %s\n", SPARSEPERM_VERSION_STRING);
+    return 0;
+  }
+  if (command == "compute") return run_compute(argc, argv);
+  if (command == "inspect") return run_inspect(argc, argv);
+  if (command == "generate") return run_generate(argc, argv);
+  if (command == "bench") return run_bench(argc, argv);
+  throw usage_error("unknown command '" + command + "' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const sparseperm::input_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const sparseperm::cli::usage_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const sparseperm::engine_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: internal error: %s\n", e.what());
+    return 1;
+  }
+}
