@@ -58,6 +58,18 @@ struct bench_row {
   double value = 0;
 };
 
+// The plotting script: installed beside the tool (PREFIX/share/sparseperm), else in the source tree.
+inline std::string find_plot_script() {
+  std::error_code ec;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = executable.parent_path().parent_path() / "share" / "sparseperm" / "bench_plot.py";
+    if (std::filesystem::exists(installed)) return installed.string();
+  }
+  const std::string source = SPARSEPERM_BENCH_PLOT_SCRIPT;
+  return !source.empty() && std::filesystem::exists(source) ? source : "";
+}
+
 inline double median_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t k = values.size() / 2;
@@ -176,8 +188,8 @@ inline int run_bench(int argc, char** argv) {
   if (csv.empty() && !plot.empty()) csv = (std::filesystem::temp_directory_path() / "sparseperm-bench.csv").string();
   if (!csv.empty()) write_bench_csv(csv, rows, seed);
   if (!plot.empty()) {
-    const std::string script = SPARSEPERM_BENCH_PLOT_SCRIPT;
-    if (script.empty() || !std::filesystem::exists(script)) {
+    const std::string script = find_plot_script();
+    if (script.empty()) {
       std::fprintf(stderr, "bench: no plot: the plotting script is not installed\n");
     } else {
       const std::string command = "python3 '" + script + "' '" + csv + "' '" + plot + "'";

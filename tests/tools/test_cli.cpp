@@ -1,0 +1,212 @@
+// The command-line tool: its JSON contract, human output, every bad-input case, generate, inspect
+// and bench.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "../../tools/sparseperm/json.hpp"
+#include "cli_runner.hpp"
+
+using cli_test::run;
+using cli_test::write_file;
+namespace json = sparseperm::json;
+
+namespace {
+
+const std::string general = "%%MatrixMarket matrix coordinate real general\n";
+
+// A one-line error on stderr, nothing on stdout, exit code 2.
+void check_error(const cli_test::run_result& r, const std::string& expected) {
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: " + expected + "\n");
+}
+
+std::string ones_matrix(int n) {
+  std::string text = "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " + std::to_string(n) +
+                     " " + std::to_string(n * n) + "\n";
+  for (int i = 1; i <= n; ++i) {
+    for (int j = 1; j <= n; ++j) text += std::to_string(i) + " " + std::to_string(j) + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("--help everywhere") {
+  for (const char* command : {"--help", "compute --help", "inspect --help", "generate --help", "bench --help"}) {
+    const auto r = run(command);
+    CAPTURE(command);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("usage: sparseperm") != std::string::npos);
+  }
+  CHECK(run("").code == 2);
+  CHECK(run("--version").out.rfind("sparseperm ", 0) == 0);
+}
+
+TEST_CASE("compute --json keeps its contract") {
+  const std::string file = write_file("ones7.mtx", ones_matrix(7));
+  for (const char* engine : {"cpu-sparse", "reference", "auto"}) {
+    const auto r = run("compute " + file + " --engine " + engine + " --json");
+    CAPTURE(engine);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    const json::value v = json::parse(r.out);
+    CHECK(v["permanent"].as_string() == "5040");
+    CHECK(v["value"].as_number() == 5040);
+    CHECK(v["exact"].as_bool());
+    CHECK(v["error_bound"].is_null());
+    CHECK(v["engine"].as_string() == (std::string(engine) == "auto" ? "cpu-sparse" : engine));
+    CHECK(v["n"].as_number() == 7);
+    CHECK(v["nnz"].as_number() == 49);
+    CHECK(v["threads"].is_number());
+    CHECK(v["plan"].is_string());
+    CHECK(v["file"].as_string() == file);
+    for (const char* key : {"plan", "codegen", "compile", "compute", "total"}) CHECK(v["seconds"][key].is_number());
+    CHECK(v["seconds"]["total"].as_number() >= v["seconds"]["compute"].as_number());
+  }
+  // A real matrix: not exact, the permanent in %.17g.
+  const std::string real = write_file("real.mtx", general + "2 2 4\n1 1 0.5\n1 2 0.25\n2 1 0.125\n2 2 3\n");
+  const json::value v = json::parse(run("compute " + real + " --json").out);
+  CHECK_FALSE(v["exact"].as_bool());
+  CHECK(v["permanent"].as_string() == "1.53125");
+  CHECK(v["value"].as_number() == 1.53125);
+}
+
+TEST_CASE("human output") {
+  const auto r = run("compute " + write_file("ones5.mtx", ones_matrix(5)) + " --threads 1");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("permanent  120  (exact)") != std::string::npos);
+  CHECK(r.out.find("engine     cpu-sparse, 1 thread:") != std::string::npos);
+  CHECK(r.out.find("matrix     5 x 5, 25 nonzeros") != std::string::npos);
+  CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
+}
+
+TEST_CASE("conventions: the empty matrix and structurally singular ones") {
+  const json::value empty = json::parse(run("compute " + write_file("empty.mtx", general + "0 0 0\n") + " --json").out);
+  CHECK(empty["permanent"].as_string() == "1");
+  CHECK(empty["engine"].as_string() == "structure");
+  // Rows 1 and 2 can only use column 1.
+  const std::string singular = write_file("singular.mtx", general + "3 3 4\n1 1 2\n2 1 3\n3 2 1\n3 3 1\n");
+  const json::value v = json::parse(run("compute " + singular + " --json --engine cpu-sparse").out);
+  CHECK(v["permanent"].as_string() == "0");
+  CHECK(v["exact"].as_bool());
+  CHECK(v["plan"].as_string().find("structurally singular") != std::string::npos);
+}
+
+TEST_CASE("every malformed input: one line naming file and line, exit code 2") {
+  struct bad_case {
+    std::string name, text, message;
+  };
+  const std::vector<bad_case> cases = {
+      {"empty.mtx", "", "1: empty file: expected a '%%MatrixMarket matrix ...' banner"},
+      {"nobanner.mtx", "2 2 1\n1 1 1\n", "1: missing '%%MatrixMarket' banner on the first line"},
+      {"badbanner.mtx", "%%MatrixMarket matrix coordinate real\n", "1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)"},
+      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "1: complex matrices are not supported yet"},
+      {"badsize.mtx", general + "2 2\n", "2: the size line must read 'ROWS COLUMNS ENTRIES'"},
+      {"nonsquare.mtx", general + "2 3 1\n1 1 1\n", "2: the matrix is 2 x 3: not square (the permanent is defined for square matrices)"},
+      {"few.mtx", general + "2 2 3\n1 1 1\n2 2 1\n", "4: the file ends after 2 entries, but line 2 declares 3"},
+      {"many.mtx", general + "2 2 1\n1 1 1\n2 2 1\n", "4: more entries than the 1 declared on line 2"},
+      {"range.mtx", general + "2 2 1\n1 3 1\n", "3: column index 3 is out of range [1, 2]"},
+      {"duplicate.mtx", general + "2 2 2\n2 2 1\n2 2 5\n", "4: duplicate entry (2, 2): the same position is already given on line 3"},
+      {"text.mtx", general + "2 2 1\n1 1 one\n", "3: value 'one' is not a number"},
+      {"nan.mtx", general + "2 2 1\n1 1 NaN\n", "3: value 'NaN' is not finite (NaN and Inf are not allowed)"},
+      {"inf.mtx", general + "2 2 1\n1 1 inf\n", "3: value 'inf' is not finite (NaN and Inf are not allowed)"},
+      {"binary.mtx", general + "2 2 1\n1 1 1" + std::string(1, '\0') + "\n", "3: the line contains a NUL byte: not a text file"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    const std::string file = write_file(c.name, c.text);
+    check_error(run("compute " + file), file + ":" + c.message);
+    check_error(run("inspect " + file), file + ":" + c.message);
+  }
+}
+
+TEST_CASE("n above an engine's limit points at the size line") {
+  const std::string big = write_file("ones65.mtx", ones_matrix(65));
+  check_error(run("compute " + big), big + ":2: n = 65 exceeds the limit of every engine in this build (the largest is cpu-sparse, n <= 64)");
+  check_error(run("compute " + big + " --engine cpu-sparse"), big + ":2: n = 65 exceeds the limit of engine 'cpu-sparse' (n <= 64)");
+  const std::string medium = write_file("ones27.mtx", ones_matrix(27));
+  check_error(run("compute " + medium + " --engine reference"), medium + ":2: n = 27 exceeds the limit of engine 'reference' (n <= 26)");
+}
+
+TEST_CASE("values too large for double are an error, never a number") {
+  std::string text = general + "30 30 30\n";
+  for (int i = 1; i <= 30; ++i) text += std::to_string(i) + " " + std::to_string(i) + " 1e300\n";
+  const std::string file = write_file("huge.mtx", text);
+  const auto r = run("compute " + file);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("error: " + file + ": the permanent is not finite in double precision", 0) == 0);
+}
+
+TEST_CASE("files that cannot be read, and usage mistakes") {
+  check_error(run("compute /nonexistent/m.mtx"), "/nonexistent/m.mtx: cannot open: no such file");
+  const std::string dir = cli_test::scratch_dir().string();
+  check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
+  const std::string ok = write_file("ok.mtx", ones_matrix(3));
+  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, cpu-sparse, reference)");
+  check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
+  check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
+  check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");
+  check_error(run("launch"), "unknown command 'launch' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
+}
+
+TEST_CASE("generate is deterministic and its output computes") {
+  const std::string a = (cli_test::scratch_dir() / "a.mtx").string();
+  const std::string b = (cli_test::scratch_dir() / "b.mtx").string();
+  const std::string c = (cli_test::scratch_dir() / "c.mtx").string();
+  REQUIRE(run("generate --n 16 --density 0.3 --seed 7 -o " + a).code == 0);
+  REQUIRE(run("generate --n 16 --density=0.3 --seed 7 --output " + b).code == 0);
+  REQUIRE(run("generate --n 16 --density 0.3 --seed 8 -o " + c).code == 0);
+  CHECK(cli_test::read_file(a) == cli_test::read_file(b));
+  CHECK(cli_test::read_file(a) != cli_test::read_file(c));
+  CHECK(cli_test::read_file(a).find("% generated by: sparseperm generate --n 16 --density 0.3 --seed 7 --values uniform") !=
+        std::string::npos);
+  // The same matrix through both engines.
+  const json::value fast = json::parse(run("compute " + a + " --engine cpu-sparse --json").out);
+  const json::value slow = json::parse(run("compute " + a + " --engine reference --json").out);
+  CHECK(fast["value"].as_number() == doctest::Approx(slow["value"].as_number()).epsilon(1e-12));
+  // Integer values are exact.
+  REQUIRE(run("generate --n 12 --density 0.4 --seed 3 --values int:-3:3 -o " + a).code == 0);
+  const json::value exact = json::parse(run("compute " + a + " --json").out);
+  CHECK(exact["exact"].as_bool());
+  CHECK(exact["permanent"].as_string() == json::parse(run("compute " + a + " --engine reference --json").out)["permanent"].as_string());
+
+  check_error(run("generate --n 16 --density 0.3 -o " + a), "generate needs --seed (see 'sparseperm generate --help')");
+  check_error(run("generate --n 16 --density 2 --seed 1 -o " + a), "option '--density': 2 is outside [0.000000, 1.000000]");
+  check_error(run("generate --n 16 --density 0.3 --seed 1 --values int:0:0 -o " + a),
+              "option '--values': the range '0:0' holds no nonzero integer");
+  check_error(run("generate --n 16 --density 0.3 --seed 1 --values gaussian -o " + a),
+              "option '--values': 'gaussian' is not uniform, ones, int:K or int:A:B");
+}
+
+TEST_CASE("inspect shows structure and plans") {
+  const std::string file = write_file("ones6.mtx", ones_matrix(6));
+  const auto r = run("inspect " + file);
+  CHECK(r.code == 0);
+  for (const char* part : {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
+                           "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
+                           "compute --engine auto would run: cpu-sparse"}) {
+    CAPTURE(part);
+    CHECK(r.out.find(part) != std::string::npos);
+  }
+  const std::string singular = write_file("singular2.mtx", general + "2 2 2\n1 1 1\n2 1 1\n");
+  CHECK(run("inspect " + singular).out.find("compute would answer 0 from the structure") != std::string::npos);
+}
+
+TEST_CASE("bench prints a table and writes CSV") {
+  const std::string csv = (cli_test::scratch_dir() / "bench.csv").string();
+  const auto r = run("bench --engines cpu-sparse,reference --n 8,10 --density 0.5 --threads 1,2 --repeats 1 --csv " + csv);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("| engine | n | p | threads | seconds (median)") != std::string::npos);
+  CHECK(std::regex_search(r.out, std::regex(R"(\| cpu-sparse \| 10 \| 0\.5 \| 2 \|)")));
+  CHECK(std::regex_search(r.out, std::regex(R"(\| reference \| 8 \| 0\.5 \| 1 \|)")));
+  CHECK(r.err.find("disagree") == std::string::npos);
+  const std::string table = cli_test::read_file(csv);
+  CHECK(table.rfind("engine,n,density,threads,seed,median_seconds", 0) == 0);
+  CHECK(std::count(table.begin(), table.end(), '\n') == 1 + 2 * 3);  // per n: cpu-sparse at 1 and 2 threads, reference once
+  check_error(run("bench --engines cpu-sparse --baseline reference"), "bench: the baseline 'reference' is not among --engines");
+}

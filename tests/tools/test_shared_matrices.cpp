@@ -1,0 +1,36 @@
+// The shared SuiteSparse matrices small enough for the reference: cpu-sparse and reference agree
+// exactly through the CLI. Skipped (exit 77) where ../shared/matrices is absent.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "../../tools/sparseperm/json.hpp"
+#include "cli_runner.hpp"
+
+namespace json = sparseperm::json;
+
+TEST_CASE("cpu-sparse and reference agree exactly on the small shared matrices") {
+  for (const std::string name : {"mycielskian3", "mycielskian4", "mycielskian5", "Trefethen_20", "can_24"}) {
+    CAPTURE(name);
+    const std::string file = std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx";
+    const auto fast = cli_test::run("compute " + file + " --engine cpu-sparse --json");
+    const auto slow = cli_test::run("compute " + file + " --engine reference --json");
+    REQUIRE(fast.code == 0);
+    REQUIRE(slow.code == 0);
+    const json::value a = json::parse(fast.out), b = json::parse(slow.out);
+    CHECK(a["exact"].as_bool());
+    CHECK(b["exact"].as_bool());
+    CHECK(a["permanent"].as_string() == b["permanent"].as_string());
+    MESSAGE(name << ": " << a["permanent"].as_string());
+  }
+}
+
+int main(int argc, char** argv) {
+  if (!std::filesystem::is_directory(SPARSEPERM_SHARED_MATRICES)) {
+    std::printf("skipped: %s is not there\n", SPARSEPERM_SHARED_MATRICES);
+    return 77;
+  }
+  return doctest::Context(argc, argv).run();
+}
