@@ -16,6 +16,7 @@ def main() -> int:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         print("bench_plot.py: matplotlib is not installed", file=sys.stderr)
         return 1
@@ -31,6 +32,7 @@ def main() -> int:
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_xlabel("n")
     ax.set_ylabel("compute seconds (median)")
     ax.set_title("sparseperm bench")

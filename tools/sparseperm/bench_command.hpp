@@ -175,8 +175,11 @@ inline int run_bench(int argc, char** argv) {
 
   std::printf("Erdos-Renyi matrices, values %s, seed %llu; seconds: the engine's compute time, median of %d run%s\n\n",
               values.c_str(), static_cast<unsigned long long>(seed), repeats, repeats == 1 ? "" : "s");
+  const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
+  const std::string baseline_label =
+      cpu_baseline ? baseline + " (" + std::to_string(rows.empty() ? 0 : thread_counts.front()) + " thr)" : baseline;
   std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | speedup vs %s | permanent |\n",
-              baseline.c_str());
+              baseline_label.c_str());
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const auto& r : rows) {
     std::printf("| %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %.2f | %s |\n", r.engine.c_str(), r.n, r.density,

@@ -172,7 +172,9 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::uint64_t first = c == 0 ? 1 : static_cast<std::uint64_t>(c) * chunk;
     const std::uint64_t end = static_cast<std::uint64_t>(c + 1) * chunk;
-    sum_sparse_steps(m, first, end, partial[static_cast<std::size_t>(c)]);
+    Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
+    sum_sparse_steps(m, first, end, local);
+    partial[static_cast<std::size_t>(c)] = local;
     if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
   }
   Sum sum;

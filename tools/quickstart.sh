@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Quick start on a fresh Debian machine (with the CUDA toolkit for the GPU parts).
+#
+#   tools/quickstart.sh run    install what is missing, build, compute the permanent of a bundled example
+#   tools/quickstart.sh test   install what is missing, build, run the whole test suite
+#
+# The build goes to ./build (or $SPARSEPERM_BUILD_DIR). Without nvcc the host parts are built alone.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${SPARSEPERM_BUILD_DIR:-$root/build}"
+mode="${1:-run}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+install_missing() {
+  local packages=(cmake g++ make libboost-dev doctest-dev) missing=() package
+  if ! command -v dpkg >/dev/null 2>&1; then
+    echo "quickstart: not a Debian system; make sure CMake >= 3.25, g++ >= 12, Boost >= 1.71 and doctest are installed"
+    return
+  fi
+  for package in "${packages[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if ((${#missing[@]})); then
+    echo "quickstart: installing ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+find_cuda() {
+  if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH="/usr/local/cuda/bin:$PATH"
+  fi
+}
+
+configure_and_build() {
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j "$jobs"
+}
+
+case "$mode" in
+  run)
+    install_missing
+    find_cuda
+    configure_and_build
+    echo
+    echo "\$ sparseperm compute examples/data/domino_8x6.mtx"
+    "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
+    ;;
+  test)
+    install_missing
+    find_cuda
+    configure_and_build
+    ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "usage: tools/quickstart.sh run|test" >&2
+    exit 2
+    ;;
+esac
