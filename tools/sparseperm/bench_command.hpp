@@ -177,7 +177,7 @@ inline int run_bench(int argc, char** argv) {
               values.c_str(), static_cast<unsigned long long>(seed), repeats, repeats == 1 ? "" : "s");
   const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
   const std::string baseline_label =
-      cpu_baseline ? baseline + " (" + std::to_string(rows.empty() ? 0 : thread_counts.front()) + " thr)" : baseline;
+      cpu_baseline ? baseline + " (" + std::to_string(thread_counts.front()) + " thr)" : baseline;
   std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | speedup vs %s | permanent |\n",
               baseline_label.c_str());
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
