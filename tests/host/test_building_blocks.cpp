@@ -1,0 +1,106 @@
+// The compile-time building blocks at run time, over ranges too large for constant evaluation:
+// Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
+#include <doctest/doctest.h>
+
+#include <sparseperm/launch_parameters.cuh>
+#include <sparseperm/ordering.cuh>
+
+#include <cstdint>
+
+#include "test_support.hpp"
+
+namespace sp = sparseperm;
+
+TEST_CASE("Theorem 1 over 2^22 steps") {
+  std::uint64_t previous = sp::gray(0);
+  for (std::uint64_t g = 1; g < (std::uint64_t{1} << 22); ++g) {
+    const std::uint64_t current = sp::gray(g);
+    const int j = sp::changed_column(g);
+    REQUIRE((current ^ previous) == (std::uint64_t{1} << j));
+    REQUIRE(sp::is_inclusion(g) == (((current >> j) & 1u) != 0));
+    previous = current;
+  }
+  // And at the far end of a 64-column matrix.
+  for (std::uint64_t g = (std::uint64_t{1} << 63) - 1000; g < (std::uint64_t{1} << 63); ++g) {
+    REQUIRE((sp::gray(g) ^ sp::gray(g - 1)) == (std::uint64_t{1} << sp::changed_column(g)));
+  }
+}
+
+TEST_CASE("aligned chunks agree for random chunk indices") {
+  sp::random_stream stream(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int log_chunk = 1 + static_cast<int>(stream.below(12));
+    const std::uint64_t chunk = std::uint64_t{1} << log_chunk;
+    const std::uint64_t t = stream.below(std::uint64_t{1} << (62 - log_chunk));
+    for (std::uint64_t s = 1; s < chunk; ++s) {
+      const std::uint64_t g = t * chunk + s;
+      REQUIRE(sp::changed_column(g) == sp::changed_column(s));
+      REQUIRE(sp::direction(g) == (s == chunk / 2 ? (t % 2 == 0 ? 1 : -1) : sp::direction(s)));
+    }
+  }
+}
+
+TEST_CASE("Algorithm 2 tiles the steps for every n and many thread counts") {
+  int plans = 0;
+  for (int n = 1; n <= 64; ++n) {
+    for (std::uint64_t threads : {1ull, 3ull, 32ull, 1000ull, 132ull * 1024, 132ull * 2048, 1ull << 31}) {
+      for (std::uint64_t min_chunk : {1ull, 1024ull, 1ull << 20}) {
+        const sp::launch_plan plan = sp::generate_launch_parameters(n, threads, min_chunk);
+        std::uint64_t next = 1;
+        for (int k = 0; k < plan.count; ++k) {
+          const sp::launch& l = plan[k];
+          REQUIRE(l.first_step == next);
+          REQUIRE(sp::detail::is_power_of_two(l.chunk));
+          REQUIRE((l.first_step - 1) % l.chunk == 0);
+          REQUIRE(l.threads <= threads);
+          REQUIRE(l.thread_end(l.threads - 1) == l.end_step);
+          next = l.end_step;
+        }
+        REQUIRE(next == sp::step_count(n));
+        ++plans;
+      }
+    }
+  }
+  CHECK(plans == 64 * 7 * 3);
+}
+
+TEST_CASE("Algorithm 3 gives a staircase and Algorithm 4 a consistent partition on random patterns") {
+  sp::random_stream stream(11);
+  int patterns = 0;
+  for (int n = 1; n <= 64; n += 3) {
+    for (double density : {0.05, 0.1, 0.3, 0.6}) {
+      const sp::column_masks pattern = test_support::random_matrix(stream, n, density, sp::value_kind::ones).masks();
+      const sp::permanent_ordering_plan plan = sp::permanent_ordering(pattern);
+      const sp::column_masks ordered = sp::reorder(pattern, plan.order);
+      CHECK(ordered.nnz() == pattern.nnz());
+      std::uint64_t seen = 0;
+      for (int m = 1; m <= n; ++m) {
+        seen |= ordered.rows[m - 1];
+        REQUIRE(seen == sp::detail::low_mask(plan.rows_touched[m]));
+        // Greedy choice: no remaining column would have added fewer new rows.
+        const int added = plan.rows_touched[m] - plan.rows_touched[m - 1];
+        for (int later = m; later < n; ++later) {
+          REQUIRE(sp::detail::popcount(ordered.rows[later] & ~sp::detail::low_mask(plan.rows_touched[m - 1])) >= added);
+        }
+      }
+      const sp::register_partition p = sp::partition_rows(ordered);
+      REQUIRE(p.register_rows >= 0);
+      REQUIRE(p.register_rows <= n);
+      for (int j = 0; j <= p.last_register_column; ++j) {
+        REQUIRE((ordered.rows[j] & ~sp::detail::low_mask(p.register_rows)) == 0);
+      }
+      REQUIRE(p.threads_per_sm == sp::resident_threads_per_sm(sp::h100_sxm, p.registers_per_thread));
+      ++patterns;
+    }
+  }
+  CHECK(patterns == 88);
+}
+
+TEST_CASE("the occupancy model matches the CUDA occupancy calculator's register rule") {
+  // sm_90: 65536 registers, 64 warps, allocation per warp in units of 256 registers.
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 24) == 2048);
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 40) == 1632);   // 1280 per warp: 51 warps
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 128) == 512);
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 129) == 480);   // 4128 → 4352 per warp: 15 warps
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 0) == 0);
+}
