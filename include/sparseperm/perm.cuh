@@ -19,6 +19,7 @@
 #include "ordering.cuh"
 #include "progress.cuh"
 #include "result.cuh"
+#include "result_json.cuh"
 #include "runtime/generator.cuh"
 #include "runtime/input_error.cuh"
 #include "runtime/matching.cuh"

@@ -24,7 +24,8 @@ struct permanent_result {
   std::string engine;
   int n = 0;
   std::int64_t nnz = 0;
-  int threads = 1;
+  int threads = 1;                   // CPU threads, or GPU threads per launch
+  int registers_per_thread = 0;      // GPU engines: what the compiler gave the kernel
   phase_seconds seconds;
   std::string plan;                  // what was done, for people and `inspect`
 };

@@ -14,31 +14,6 @@ using sp::detail::int128;
 
 namespace {
 
-// Σ_g |Π x_g|: the size of the terms that Ryser adds with alternating signs, the scale of its
-// rounding error (long double, dense Nijenhuis–Wilf).
-double ryser_absolute_sum(const sp::sparse_matrix& m) {
-  const int n = m.n();
-  const std::vector<double> a = m.dense();
-  std::vector<long double> x(n);
-  for (int i = 0; i < n; ++i) {
-    long double row_sum = 0;
-    for (int j = 0; j < n; ++j) row_sum += a[static_cast<std::size_t>(i) * n + j];
-    x[i] = a[static_cast<std::size_t>(i) * n + n - 1] - row_sum / 2;
-  }
-  auto magnitude = [&] {
-    long double p = 1;
-    for (long double v : x) p *= v;
-    return std::fabs(p);
-  };
-  long double sum = magnitude();
-  for (std::uint64_t g = 1; g < sp::step_count(n); ++g) {
-    const int j = sp::changed_column(g);
-    for (int i = 0; i < n; ++i) x[i] += sp::direction(g) * a[static_cast<std::size_t>(i) * n + j];
-    sum += magnitude();
-  }
-  return static_cast<double>(2 * sum);
-}
-
 void check_against_reference(const sp::sparse_matrix& m, int threads) {
   const auto reference = sp::permanent_reference(m);
   const auto result = sp::permanent_cpu_sparse(m, {.threads = threads});
@@ -48,9 +23,9 @@ void check_against_reference(const sp::sparse_matrix& m, int threads) {
     CHECK(result.permanent == reference.permanent);
   } else if (result.exact) {  // only an empty row or column makes a real matrix exact: permanent 0
     CHECK(result.permanent == "0");
-    CHECK(std::fabs(reference.value) <= 1e-13 * ryser_absolute_sum(m));
+    CHECK(std::fabs(reference.value) <= 1e-13 * test_support::ryser_absolute_sum(m));
   } else {
-    CHECK(std::fabs(result.value - reference.value) <= 1e-13 * ryser_absolute_sum(m) + 1e-12 * std::fabs(reference.value));
+    CHECK(std::fabs(result.value - reference.value) <= 1e-13 * test_support::ryser_absolute_sum(m) + 1e-12 * std::fabs(reference.value));
   }
 }
 

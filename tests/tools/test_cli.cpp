@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../../tools/sparseperm/json.hpp"
+#include <sparseperm/detail/json.cuh>
 #include "cli_runner.hpp"
 
 using cli_test::run;

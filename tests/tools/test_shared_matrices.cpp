@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../../tools/sparseperm/json.hpp"
+#include <sparseperm/detail/json.cuh>
 #include "cli_runner.hpp"
 
 namespace json = sparseperm::json;

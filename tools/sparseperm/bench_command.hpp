@@ -17,7 +17,7 @@
 
 #include "arguments.hpp"
 #include "generate_command.hpp"
-#include "json.hpp"
+#include <sparseperm/detail/json.cuh>
 
 #ifndef SPARSEPERM_BENCH_PLOT_SCRIPT
 #  define SPARSEPERM_BENCH_PLOT_SCRIPT ""

@@ -6,7 +6,7 @@
 #include <sparseperm/perm.cuh>
 
 #include "arguments.hpp"
-#include "json.hpp"
+#include <sparseperm/result_json.cuh>
 #include "progress_bar.hpp"
 
 namespace sparseperm::cli {
@@ -27,30 +27,6 @@ inline const char* compute_help =
     "A 0 x 0 matrix has permanent 1; a matrix without a perfect matching has permanent 0 (found by\n"
     "matching, without running an engine). Integer matrices are computed exactly when 128 bits\n"
     "provably suffice. Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
-
-inline std::string result_json(const permanent_result& r, const std::string& file) {
-  json::object seconds;
-  seconds.measurement("plan", r.seconds.plan)
-      .measurement("codegen", r.seconds.codegen)
-      .measurement("compile", r.seconds.compile)
-      .measurement("compute", r.seconds.compute)
-      .measurement("total", r.seconds.total);
-  json::object out;
-  out.string("permanent", r.permanent).number("value", r.value).boolean("exact", r.exact);
-  if (r.error_bound) {
-    out.number("error_bound", *r.error_bound);
-  } else {
-    out.null("error_bound");
-  }
-  out.string("engine", r.engine)
-      .integer("n", r.n)
-      .integer("nnz", r.nnz)
-      .integer("threads", r.threads)
-      .string("plan", r.plan)
-      .string("file", file)
-      .child("seconds", seconds);
-  return out.str();
-}
 
 inline void print_result(const permanent_result& r) {
   std::printf("permanent  %s%s\n", r.permanent.c_str(), r.exact ? "  (exact)" : "  (double precision)");
@@ -97,7 +73,7 @@ inline int run_compute(int argc, char** argv) {
     result = compute_file(file, options);
   }
   if (args.flag("json")) {
-    std::printf("%s\n", result_json(result, file.path).c_str());
+    std::printf("%s\n", to_json(result, file.path).c_str());
   } else {
     print_result(result);
   }

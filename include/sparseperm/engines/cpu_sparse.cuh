@@ -26,8 +26,11 @@
 #endif
 
 #include "../config.cuh"
+#include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/exact_integer.cuh"
+#include "../detail/ryser_result.cuh"
+#include "../detail/sparse_ryser.cuh"
 #include "../engine_error.cuh"
 #include "../gray_code.cuh"
 #include "../progress.cuh"
@@ -78,82 +81,6 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// Π x[i] in four independent chains: a multiplication's latency is about four cycles, so one chain
-// would leave the core idle most of the time (eight chains measured slower here).
-inline double product_of(const double* x, int n) {
-  double p0 = 1, p1 = 1, p2 = 1, p3 = 1;
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    p0 *= x[i];
-    p1 *= x[i + 1];
-    p2 *= x[i + 2];
-    p3 *= x[i + 3];
-  }
-  for (; i < n; ++i) p0 *= x[i];
-  return (p0 * p1) * (p2 * p3);
-}
-
-// Compensated summation with Knuth's TwoSum: the rounding error of every addition is kept and added
-// back at the end. Branch-free (Neumaier's variant branches on |sum| ≥ |term|, which alternating
-// Ryser terms make unpredictable).
-struct compensated_sum {
-  double sum = 0;
-  double compensation = 0;
-  void add(double term) {
-    const double t = sum + term;
-    const double term_part = t - sum;
-    compensation += (sum - (t - term_part)) + (term - term_part);
-    sum = t;
-  }
-  void merge(const compensated_sum& other) {
-    add(other.sum);
-    add(other.compensation);
-  }
-  double value() const { return sum + compensation; }
-};
-
-#if SPARSEPERM_HAS_INT128
-inline int128 product_of(const std::int64_t* x, int n) {
-  int128 p = 1;
-  for (int i = 0; i < n; ++i) p *= x[i];
-  return p;
-}
-
-struct exact_sum {
-  int128 sum = 0;
-  void add(int128 term) { sum += term; }
-  void merge(const exact_sum& other) { sum += other.sum; }
-};
-#endif
-
-// Adds the terms of the steps [first, end) (first ≥ 1) to `sum`.
-template <class X, class Sum>
-void sum_sparse_steps(const ryser_columns<X>& m, std::uint64_t first, std::uint64_t end, Sum& sum) {
-  const int n = m.n;
-  X x[max_ryser_n];
-  std::copy(m.x0.begin(), m.x0.end(), x);
-  for (std::uint64_t included = gray(first - 1); included != 0; included &= included - 1) {
-    const int j = trailing_zeros(included);
-    for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) x[m.rows[k]] += m.values[k];
-  }
-  int zeros = 0;
-  for (int i = 0; i < n; ++i) zeros += x[i] == X{0};
-  for (std::uint64_t g = first; g < end; ++g) {
-    const int j = trailing_zeros(g);
-    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
-    for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) {
-      X& xi = x[m.rows[k]];
-      zeros -= xi == X{0};
-      xi = inclusion ? xi + m.values[k] : xi - m.values[k];
-      zeros += xi == X{0};
-    }
-    if (zeros == 0) {
-      const auto p = product_of(x, n);
-      sum.add((g & 1u) ? -p : p);
-    }
-  }
-}
-
 // Runs the chunks of [1, 2^(n−1)) on `threads` threads; returns Σ_{g ≥ 0} (−1)^g Π x_g.
 template <class X, class Sum>
 Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress,
@@ -165,6 +92,7 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
   chunk_out = chunk;
   const std::int64_t chunks = static_cast<std::int64_t>(total / chunk);
   std::vector<Sum> partial(static_cast<std::size_t>(chunks));
+  const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
   if (progress) progress->total.store(total - 1, std::memory_order_relaxed);
 #if defined(_OPENMP)
 #  pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -173,12 +101,13 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
     const std::uint64_t first = c == 0 ? 1 : static_cast<std::uint64_t>(c) * chunk;
     const std::uint64_t end = static_cast<std::uint64_t>(c + 1) * chunk;
     Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
-    sum_sparse_steps(m, first, end, local);
+    X x[max_ryser_n];
+    sparse_ryser_steps(view, x, 1, first, end, local);
     partial[static_cast<std::size_t>(c)] = local;
     if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
   }
   Sum sum;
-  sum.add(product_of(m.x0.data(), m.n));  // step 0: x_0 itself, sign +
+  sum.add(product_of(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
   for (const Sum& p : partial) sum.merge(p);
   return sum;
 }
@@ -233,14 +162,7 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
     const auto columns = detail::make_ryser_columns<std::int64_t>(matrix, column_order);
     const detail::int128 sum =
         detail::sum_all_steps<std::int64_t, detail::exact_sum>(columns, result.threads, options.progress, chunk).sum;
-    const detail::int128 scale = detail::int128{1} << (n - 1);  // perm = ±Σ Π(2x) / 2^(n−1)
-    if (sum % scale != 0) {
-      throw engine_error(engine_error::kind::failed, "cpu-sparse: the exact sum is not divisible by 2^(n-1)");
-    }
-    const detail::int128 permanent = (n % 2 == 1 ? 1 : -1) * (sum / scale);
-    result.value = static_cast<double>(permanent);
-    result.permanent = detail::to_decimal(permanent);
-    result.exact = true;
+    detail::set_ryser_value(result, n, sum);
     arithmetic = "exact 128-bit integers";
   } else
 #endif
@@ -248,7 +170,7 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
     const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
     const double sum =
         detail::sum_all_steps<double, detail::compensated_sum>(columns, result.threads, options.progress, chunk).value();
-    set_floating_value(result, nw_factor(n) * sum);
+    detail::set_ryser_value(result, n, sum);
     arithmetic = "double, compensated (TwoSum) sums";
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +

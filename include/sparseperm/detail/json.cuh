@@ -1,6 +1,6 @@
 #pragma once
-// A small JSON writer (ordered objects, exact numbers) and reader, for the tool's `--json` records
-// and for reading them back in tests and benchmarks.
+// A small JSON writer (ordered objects, exact numbers) and reader: the result record travels as JSON
+// between the tool, the generated GPU programs, tests and benchmarks.
 #include <cmath>
 #include <cstdio>
 #include <map>

@@ -1,0 +1,45 @@
+#pragma once
+// Accumulators for Ryser's alternating sums, on the host and the device.
+//
+//   plain_sum        one double
+//   compensated_sum  Knuth's TwoSum: the rounding error of every addition kept and added back
+//                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
+//                    terms make unpredictable)
+//   exact_sum        a 128-bit integer
+#include "../config.cuh"
+
+namespace sparseperm::detail {
+
+struct plain_sum {
+  double sum = 0;
+  SPARSEPERM_HOST_DEVICE void add(double term) { sum += term; }
+  SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) { sum += other.sum; }
+  SPARSEPERM_HOST_DEVICE double value() const { return sum; }
+};
+
+struct compensated_sum {
+  double sum = 0;
+  double compensation = 0;
+  SPARSEPERM_HOST_DEVICE void add(double term) {
+    const double t = sum + term;
+    const double term_part = t - sum;
+    compensation += (sum - (t - term_part)) + (term - term_part);
+    sum = t;
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const compensated_sum& other) {
+    add(other.sum);
+    add(other.compensation);
+  }
+  SPARSEPERM_HOST_DEVICE double value() const { return sum + compensation; }
+};
+
+#if SPARSEPERM_HAS_INT128
+struct exact_sum {
+  __int128 sum = 0;
+  SPARSEPERM_HOST_DEVICE void add(__int128 term) { sum += term; }
+  SPARSEPERM_HOST_DEVICE void merge(const exact_sum& other) { sum += other.sum; }
+  SPARSEPERM_HOST_DEVICE __int128 value() const { return sum; }
+};
+#endif
+
+}  // namespace sparseperm::detail

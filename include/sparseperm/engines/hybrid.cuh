@@ -1,0 +1,110 @@
+#pragma once
+// The `gpu-hybrid` engine: the paper's CodeGen-Hybrid.
+//
+// The permanent ordering (Algorithm 3) makes the first columns, which flip most often, touch a
+// prefix of the rows; the partitioning (Algorithm 4) keeps the first k rows of x in registers and
+// the rest in global memory, laid out [(row − k)·stride + thread] so that a warp's accesses coalesce.
+// Columns 0..c touch register rows only; the product of the global rows is cached and recomputed
+// (n − k loads) only after a column above c flips, a 2^−(c+1) share of the steps. All of it is
+// decided at compile time from the matrix type.
+#include <cstdint>
+
+#include "../config.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/register_steps.cuh"
+#include "../detail/unroll.cuh"
+#include "../gray_code.cuh"
+#include "../launch_parameters.cuh"
+#include "../ordering.cuh"
+#include "../ryser_plan.cuh"
+
+namespace sparseperm {
+
+template <CompileTimeMatrix M, class Arith>
+struct hybrid_plan : ryser_plan<M, Arith, permanent_order> {
+  using base = ryser_plan<M, Arith, permanent_order>;
+  static constexpr register_partition partition = partition_rows(base::ordered_masks);
+  static constexpr int k = partition.register_rows;            // rows [0, k) in registers
+  static constexpr int c = partition.last_register_column;     // columns [0, c] touch register rows only
+  static constexpr int global_rows = base::n - k;
+};
+
+namespace detail {
+
+// Column J's update: register rows in `reg`, the others in global memory at gx[(row − k)·stride].
+template <class Plan, int J, bool Inclusion>
+SPARSEPERM_HOST_DEVICE inline void flip_hybrid(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                               typename Plan::value* gx, std::uint64_t stride) {
+  static_for<plan_column<Plan, J>::begin, plan_column<Plan, J>::end>([&](auto e) {
+    using nz = plan_nonzero<Plan, decltype(e)::value>;
+    if constexpr (nz::row < Plan::k) {
+      if constexpr (Inclusion) {
+        reg[nz::row] += nz::value;
+      } else {
+        reg[nz::row] -= nz::value;
+      }
+    } else {
+      auto& slot = gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride];
+      slot = Inclusion ? slot + nz::value : slot - nz::value;
+    }
+  });
+}
+
+template <class Plan>
+SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product(const typename Plan::value* gx, std::uint64_t stride) {
+  typename Plan::product p = 1;
+  static_for<0, Plan::global_rows>([&](auto i) { p *= gx[static_cast<std::uint64_t>(decltype(i)::value) * stride]; });
+  return p;
+}
+
+}  // namespace detail
+
+// Adds the terms of the steps [first, end) (first ≥ 1) to `sum`; gx points at this thread's first
+// global row, the next rows `stride` entries apart.
+template <class Plan, class Sum>
+SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end, typename Plan::value* gx,
+                                         std::uint64_t stride, Sum& sum) {
+  constexpr int n = Plan::n;
+  constexpr int k = Plan::k;
+  constexpr int c = Plan::c;
+  using value = typename Plan::value;
+  using product = typename Plan::product;
+  value reg[k > 0 ? k : 1];
+  detail::load_start_registers<Plan>(reg);
+  detail::static_for<k, n>([&](auto i) {
+    gx[static_cast<std::uint64_t>(decltype(i)::value - k) * stride] = plan_start<Plan, decltype(i)::value>::value;
+  });
+  const std::uint64_t included = gray(first - 1);
+  detail::static_for<0, n - 1>([&](auto j) {
+    if ((included >> decltype(j)::value) & 1u) detail::flip_hybrid<Plan, decltype(j)::value, true>(reg, gx, stride);
+  });
+  product cached = detail::global_product<Plan>(gx, stride);
+  for (std::uint64_t g = first; g < end; ++g) {
+    const int j = detail::trailing_zeros(g);
+    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
+    detail::static_dispatch<n - 1>(j, [&](auto column) {
+      constexpr int J = decltype(column)::value;
+      if (inclusion) {
+        detail::flip_hybrid<Plan, J, true>(reg, gx, stride);
+      } else {
+        detail::flip_hybrid<Plan, J, false>(reg, gx, stride);
+      }
+      if constexpr (J > c) cached = detail::global_product<Plan>(gx, stride);
+    });
+    const product p = detail::product_tree<product, 0, k>(reg) * cached;
+    sum.add((g & 1u) ? -p : p);
+  }
+}
+
+#if defined(__CUDACC__)
+template <class Plan, class Sum>
+__global__ void hybrid_kernel(launch work, Sum* partial, typename Plan::value* global_x, std::uint64_t stride) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= work.threads) return;
+  Sum sum = partial[t];
+  hybrid_steps<Plan>(work.thread_first(t), work.thread_end(t), global_x + t, stride, sum);
+  partial[t] = sum;
+}
+#endif
+
+}  // namespace sparseperm

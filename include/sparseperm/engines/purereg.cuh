@@ -1,0 +1,68 @@
+#pragma once
+// The `gpu-purereg` engine: the paper's CodeGen-PureReg.
+//
+// Specialised to one matrix type at compile time: the columns sorted by ascending degree, every
+// entry of x in a register, an inclusion and an exclusion update per column expanded from the
+// column's nonzeros with the values as constants, and an unrolled product (a balanced tree). Each
+// thread owns an aligned power-of-two chunk of Gray steps (Algorithm 2), so all lanes of a warp take
+// the same column at the same step; the column's code is picked by a chain of compares in column
+// order, which costs about two compares per step because column j flips in a 2^−(j+1) share.
+//
+// purereg_steps is the whole per-thread loop, callable on the host too (the tests run it there).
+#include <cstdint>
+
+#include "../config.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/register_steps.cuh"
+#include "../detail/unroll.cuh"
+#include "../gray_code.cuh"
+#include "../launch_parameters.cuh"
+#include "../ryser_plan.cuh"
+
+namespace sparseperm {
+
+template <CompileTimeMatrix M, class Arith>
+using purereg_plan = ryser_plan<M, Arith, degree_order>;
+
+// Adds the terms of the steps [first, end) (first ≥ 1) to `sum`.
+template <class Plan, class Sum>
+SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end, Sum& sum) {
+  constexpr int n = Plan::n;
+  using value = typename Plan::value;
+  using product = typename Plan::product;
+  value x[n];
+  detail::load_start_registers<Plan>(x);
+  const std::uint64_t included = gray(first - 1);
+  detail::static_for<0, n - 1>([&](auto j) {
+    if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value, true>(x);
+  });
+  for (std::uint64_t g = first; g < end; ++g) {
+    const int j = detail::trailing_zeros(g);
+    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
+    detail::static_dispatch<n - 1>(j, [&](auto column) {
+      constexpr int J = decltype(column)::value;
+      if (inclusion) {
+        detail::flip_registers<Plan, J, true>(x);
+      } else {
+        detail::flip_registers<Plan, J, false>(x);
+      }
+    });
+    const product p = detail::product_tree<product, 0, n>(x);
+    sum.add((g & 1u) ? -p : p);
+  }
+}
+
+#if defined(__CUDACC__)
+// One thread, one chunk of the launch; per-thread sums persist across launches in `partial`.
+// (The last two parameters give CodeGen-Hybrid's signature; PureReg needs no global rows.)
+template <class Plan, class Sum>
+__global__ void purereg_kernel(launch work, Sum* partial, typename Plan::value*, std::uint64_t) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= work.threads) return;
+  Sum sum = partial[t];
+  purereg_steps<Plan>(work.thread_first(t), work.thread_end(t), sum);
+  partial[t] = sum;
+}
+#endif
+
+}  // namespace sparseperm

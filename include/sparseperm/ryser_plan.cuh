@@ -1,0 +1,165 @@
+#pragma once
+// What a generated Ryser kernel is specialised to, all decided at compile time from the matrix type:
+// the column and row order, the values in the kernel's arithmetic, the start state x_0, and (for
+// CodeGen-Hybrid) the register partition.
+//
+//   double_arithmetic  x and the values in double
+//   exact_arithmetic   x doubled to integers (2·x_0 = a(:, n−1) − Σ_{j<n−1} a(:, j), updates ±2a),
+//                      products and sums in 128 bits; for integer matrices whose bound fits
+//
+//   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
+//                                 ascending degree) or permanent_order (Algorithm 3)
+//
+// Kernels read the plan through scalar static members (nonzero<Plan, E>::row, ...), which device
+// code may use; the arrays themselves are host objects to nvcc.
+#include <cstdint>
+#include <type_traits>
+
+#include "column_masks.cuh"
+#include "config.cuh"
+#include "ordering.cuh"
+#include "pattern.cuh"
+
+namespace sparseperm {
+
+struct double_arithmetic {
+  using value = double;
+  using product = double;
+  static constexpr bool exact = false;
+  static constexpr const char* name = "double";
+};
+
+#if SPARSEPERM_HAS_INT128
+struct exact_arithmetic {
+  using value = std::int64_t;
+  using product = __int128;
+  static constexpr bool exact = true;
+  static constexpr const char* name = "exact 128-bit integers";
+};
+#endif
+
+template <int N, int NNZ, class Value>
+struct ryser_arrays {
+  int n = N;
+  int nnz = NNZ;
+  int start[N + 1]{};                // column j of the order: entries [start[j], start[j+1])
+  int rows[NNZ > 0 ? NNZ : 1]{};     // rows in the order's numbering
+  Value values[NNZ > 0 ? NNZ : 1]{};
+  Value x0[N > 0 ? N : 1]{};
+  matrix_order order;                // position → original index
+};
+
+// The constants reordered (rows and columns) and converted to the arithmetic's values.
+template <class Arith, int N, int NNZ>
+constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pattern_arrays<N, NNZ>& a,
+                                                                        const matrix_order& order) {
+  using value = typename Arith::value;
+  ryser_arrays<N, NNZ, value> r;
+  r.order = order;
+  int row_position[N > 0 ? N : 1]{};
+  for (int i = 0; i < N; ++i) row_position[order.rows[i]] = i;
+  int at = 0;
+  for (int position = 0; position < N; ++position) {
+    const int j = order.columns[position];
+    r.start[position] = at;
+    // rows ascend in the new numbering too (insertion sort of this column's entries)
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
+      const int row = row_position[a.rows[k]];
+      const value v = Arith::exact ? static_cast<value>(2 * a.values[k]) : static_cast<value>(a.values[k]);
+      int slot = at++;
+      for (; slot > r.start[position] && r.rows[slot - 1] > row; --slot) {
+        r.rows[slot] = r.rows[slot - 1];
+        r.values[slot] = r.values[slot - 1];
+      }
+      r.rows[slot] = row;
+      r.values[slot] = v;
+      r.x0[row] += position == N - 1 ? v / 2 : -v / 2;  // a(i, n−1) − Σ_j a(i, j)/2, in the arithmetic's scale
+    }
+  }
+  r.start[N] = at;
+  return r;
+}
+
+// The step-0 term Π x_0, in the arithmetic's product type.
+template <class Arith, int N, int NNZ>
+constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
+  typename Arith::product p = 1;
+  for (int i = 0; i < N; ++i) p *= r.x0[i];
+  return p;
+}
+
+struct degree_order {
+  static constexpr const char* name = "columns by ascending degree";
+  static constexpr matrix_order of(const column_masks& m) { return degree_sorted_order(m); }
+};
+
+struct permanent_order {
+  static constexpr const char* name = "permanent ordering (Algorithm 3)";
+  static constexpr matrix_order of(const column_masks& m) { return permanent_ordering(m).order; }
+};
+
+template <CompileTimeMatrix M, class Arith, class Order>
+struct ryser_plan {
+  using matrix = M;
+  using arithmetic = Arith;
+  using value = typename Arith::value;
+  using product = typename Arith::product;
+  static constexpr int n = M::pattern::n;
+  static_assert(n >= 1 && n <= max_ryser_n, "sparseperm::ryser_plan<M, ...>: the Ryser engines need 1 <= n <= 64");
+  static constexpr const auto& source = constants_of<M>;
+  static constexpr matrix_order order = Order::of(source.masks());
+  static constexpr auto data = make_ryser_arrays<Arith>(source, order);
+  static constexpr column_masks ordered_masks = reorder(source.masks(), order);
+  static constexpr product start_term = start_product<Arith>(data);
+};
+
+// Scalar views of a plan for device code.
+template <class Plan, int J>
+struct plan_column {
+  static constexpr int begin = Plan::data.start[J];
+  static constexpr int end = Plan::data.start[J + 1];
+  static constexpr int top_row = end > begin ? Plan::data.rows[end - 1] : -1;  // rows ascend
+};
+
+template <class Plan, int E>
+struct plan_nonzero {
+  static constexpr int row = Plan::data.rows[E];
+  static constexpr typename Plan::value value = Plan::data.values[E];
+};
+
+template <class Plan, int I>
+struct plan_start {
+  static constexpr typename Plan::value value = Plan::data.x0[I];
+};
+
+// For integer matrices: do 128-bit integers hold every value of an exact run? With R_i = Σ_j |a_ij|,
+// |2x_i| ≤ R_i and the sums stay below 2^(n−1)·Π R_i; require Σ ceil(log2 R_i) + n − 1 ≤ 125.
+template <CompileTimeMatrix M>
+constexpr bool fits_exact_arithmetic() {
+#if SPARSEPERM_HAS_INT128
+  constexpr const auto& a = constants_of<M>;
+  if (!a.integer_values()) return false;
+  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
+  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  int bits = M::pattern::n - 1;
+  for (int i = 0; i < M::pattern::n; ++i) {
+    if (row_sums[i] == 0) continue;  // an empty row keeps x_i = 0: every product is 0
+    int b = 0;
+    for (double r = 1; r < row_sums[i]; r *= 2) ++b;  // ceil(log2 R_i)
+    bits += b;
+  }
+  return bits <= 125;
+#else
+  return false;
+#endif
+}
+
+// Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise.
+template <CompileTimeMatrix M>
+#if SPARSEPERM_HAS_INT128
+using automatic_arithmetic = std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, double_arithmetic>;
+#else
+using automatic_arithmetic = double_arithmetic;
+#endif
+
+}  // namespace sparseperm

@@ -1,0 +1,48 @@
+// Writes headers of random generated matrices for the tests of the generated engines:
+//
+//   make_random_matrices OUTPUT_DIR PARTS
+//
+// OUTPUT_DIR/random_matrices_K.cuh (K < PARTS) each hold a share of 120 matrices (n = 1..24; 0/1,
+// small-integer and uniform reals; signed reals with n = 2..14; singular ones included) and a function
+// for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M.
+#include <sparseperm/codegen.cuh>
+#include <sparseperm/runtime/generator.cuh>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../host/test_support.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: make_random_matrices OUTPUT_DIR PARTS\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  const int parts = std::stoi(argv[2]);
+  sparseperm::random_stream stream(20260101);
+  const sparseperm::value_kind kinds[] = {sparseperm::value_kind::ones, sparseperm::value_kind::integers,
+                                          sparseperm::value_kind::uniform};
+  std::vector<std::string> headers(parts), lists(parts);
+  for (int m = 0; m < 120; ++m) {
+    const int n = m >= 96 ? 2 + m % 13 : 1 + m % 24;  // signed reals stay small: their check sums |terms|
+    const double density = m < 24 ? 0.5 : (m % 3 == 0 ? 0.2 : m % 3 == 1 ? 0.35 : 0.7);
+    const auto kind = kinds[(m / 24) % 3];
+    const bool signed_reals = m >= 96;  // the last share: reals in (−1, 1]
+    const auto matrix = test_support::random_matrix(stream, n, density, m >= 96 ? sparseperm::value_kind::uniform : kind,
+                                                    signed_reals);
+    char name[16];
+    std::snprintf(name, sizeof name, "r%03d", m);
+    const int part = m % parts;
+    headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
+    lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+  }
+  for (int part = 0; part < parts; ++part) {
+    std::ofstream out(dir + "/random_matrices_" + std::to_string(part) + ".cuh");
+    out << headers[part] << "template <class F>\nvoid for_each_random_matrix_" << part << "(F&& f) {\n"
+        << lists[part] << "}\n";
+  }
+  return 0;
+}
