@@ -1,21 +1,25 @@
 #pragma once
-// The compile-time matrix: a generated header describes a matrix as types.
+// The compile-time matrix: a generated header describes a matrix as types and constants.
 //
-//   entry<Row, Value>               one nonzero: its 0-based row and its value (a double NTTP,
-//                                   written as an exact hexadecimal literal by sparseperm-gen)
-//   column<Entries...>              a column's nonzeros, rows strictly increasing
-//   pattern<N, Columns...>          N columns of an N×N matrix
+//   column<Rows...>          the 0-based row indices of one column's nonzeros, strictly increasing
+//   pattern<N, Columns...>   the N columns of an N×N matrix
 //
-// A generated header wraps the pattern in a named type (kernels must be templated on named types:
+// and beside the pattern, the values in the same order (column by column), as exact hexadecimal
+// literals. A generated header wraps both in a named type (kernels must be templated on named types:
 // nvcc's host stubs cannot spell class-type template arguments):
 //
 //   namespace sparseperm::generated::NAME {
-//   struct matrix { static constexpr const char* name = "NAME"; using pattern = sparseperm::pattern<...>; };
+//   struct matrix {
+//     static constexpr const char* name = "NAME";
+//     using pattern = sparseperm::pattern<3, sparseperm::column<0, 1>, sparseperm::column<2>, ...>;
+//     static constexpr double values[] = {0x1.999999999999ap-4, -0x1.8p+1, 0x1.4p+1, ...};
+//   };
 //   }
 //
-// pattern_constants<Pattern> turns the types into constexpr arrays (CSC) that the orderings, the
-// plans and the host code read; the kernels read single entries through scalar static members
-// (plan_access.cuh), which device code may use.
+// Row-index packs and a plain array keep nvcc fast (a type per value was three times slower to
+// compile). constants_of<M> turns them into constexpr CSC arrays that the orderings, the plans and
+// the host code read; kernels read single entries through scalar static members (ryser_plan.cuh),
+// which device code may use.
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -26,40 +30,26 @@
 
 namespace sparseperm {
 
-template <int Row, double Value>
-struct entry {
-  static_assert(Row >= 0, "sparseperm::entry<Row, Value>: Row must be >= 0");
-  static_assert(Value != 0, "sparseperm::entry<Row, Value>: a stored zero is not a nonzero; leave it out");
-  static_assert(Value == Value && Value - Value == 0, "sparseperm::entry<Row, Value>: Value must be finite");
-  static constexpr int row = Row;
-  static constexpr double value = Value;
-};
-
 namespace detail {
-template <class T>
-inline constexpr bool is_entry = false;
-template <int Row, double Value>
-inline constexpr bool is_entry<entry<Row, Value>> = true;
-
-template <class... Entries>
+template <int... Rows>
 constexpr bool rows_strictly_increasing() {
-  const int rows[] = {-1, Entries::row...};
-  for (std::size_t k = 1; k < sizeof...(Entries) + 1; ++k) {
+  const int rows[] = {-1, Rows...};
+  for (std::size_t k = 1; k < sizeof...(Rows) + 1; ++k) {
     if (rows[k] <= rows[k - 1]) return false;
   }
   return true;
 }
 }  // namespace detail
 
-template <class... Entries>
+template <int... Rows>
 struct column {
-  static_assert((detail::is_entry<Entries> && ...), "sparseperm::column<Entries...>: every argument must be a sparseperm::entry");
-  static_assert(detail::rows_strictly_increasing<Entries...>(),
-                "sparseperm::column<Entries...>: rows must be strictly increasing (sorted, no duplicate entries)");
-  static constexpr int size = sizeof...(Entries);
+  static_assert(((Rows >= 0) && ...), "sparseperm::column<Rows...>: row indices must be >= 0");
+  static_assert(detail::rows_strictly_increasing<Rows...>(),
+                "sparseperm::column<Rows...>: rows must be strictly increasing (sorted, no duplicate entries)");
+  static constexpr int size = sizeof...(Rows);
   static constexpr int max_row = [] {
     int top = -1;
-    ((top = Entries::row > top ? Entries::row : top), ...);
+    ((top = Rows > top ? Rows : top), ...);
     return top;
   }();
 };
@@ -67,8 +57,8 @@ struct column {
 namespace detail {
 template <class T>
 inline constexpr bool is_column = false;
-template <class... Entries>
-inline constexpr bool is_column<column<Entries...>> = true;
+template <int... Rows>
+inline constexpr bool is_column<column<Rows...>> = true;
 }  // namespace detail
 
 template <int N, class... Columns>
@@ -89,9 +79,13 @@ template <int N, class... Columns>
 inline constexpr bool is_pattern<pattern<N, Columns...>> = true;
 }  // namespace detail
 
-// A generated matrix: a named type with a `pattern`.
+// A generated matrix: a named type with a `pattern` and its `values`, one per nonzero (an array of
+// one unused value when there are none).
 template <class M>
-concept CompileTimeMatrix = requires { typename M::pattern; } && detail::is_pattern<typename M::pattern>;
+concept CompileTimeMatrix =
+    requires { typename M::pattern; } && detail::is_pattern<typename M::pattern> && requires {
+      { M::values[0] } -> std::convertible_to<double>;
+    } && sizeof(M::values) / sizeof(M::values[0]) == static_cast<std::size_t>(M::pattern::nnz > 0 ? M::pattern::nnz : 1);
 
 // The pattern as constexpr CSC arrays (sizes at least 1, so that empty matrices still compile).
 template <int N, int NNZ>
@@ -124,27 +118,43 @@ struct pattern_arrays {
   static constexpr double max_exact_integer_double = 9007199254740992.0;  // 2^53
 };
 
-template <class Pattern>
-struct pattern_constants;
+namespace detail {
+// (Plain function templates: nvcc's front end does not take template lambdas with non-type packs.)
+template <class M, class Arrays, int... Rows>
+constexpr void add_column(Arrays& a, int& at, int& j, column<Rows...>) {
+  a.start[j++] = at;
+  ((a.rows[at] = Rows, a.values[at] = M::values[at], ++at), ...);
+}
 
-template <int N, class... Columns>
-struct pattern_constants<pattern<N, Columns...>> {
-  using arrays = pattern_arrays<N, pattern<N, Columns...>::nnz>;
-  static constexpr arrays value = [] {
-    arrays a;
-    int at = 0;
-    int j = 0;
-    auto add_column = [&]<class... Entries>(column<Entries...>) {
-      a.start[j++] = at;
-      ((a.rows[at] = Entries::row, a.values[at] = Entries::value, ++at), ...);
-    };
-    (add_column(Columns{}), ...);
-    a.start[N] = at;
-    return a;
-  }();
+template <class M, int N, class... Columns>
+constexpr pattern_arrays<N, pattern<N, Columns...>::nnz> make_constants(pattern<N, Columns...>) {
+  pattern_arrays<N, pattern<N, Columns...>::nnz> a;
+  int at = 0;
+  int j = 0;
+  (add_column<M>(a, at, j, Columns{}), ...);
+  a.start[N] = at;
+  return a;
+}
+
+template <int N, int NNZ>
+constexpr bool finite_nonzero_values(const pattern_arrays<N, NNZ>& a) {
+  for (int k = 0; k < NNZ; ++k) {
+    const double v = a.values[k];
+    if (v == 0 || v != v || v - v != 0) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+// The arrays of a matrix type: rows from the pattern, values from M::values (checked: finite, nonzero).
+template <CompileTimeMatrix M>
+struct matrix_constants {
+  static constexpr auto value = detail::make_constants<M>(typename M::pattern{});
+  static_assert(detail::finite_nonzero_values(value),
+                "sparseperm: a matrix's values must be finite and nonzero (a stored zero is not a nonzero)");
 };
 
 template <CompileTimeMatrix M>
-inline constexpr const auto& constants_of = pattern_constants<typename M::pattern>::value;
+inline constexpr const auto& constants_of = matrix_constants<M>::value;
 
 }  // namespace sparseperm

@@ -6,20 +6,26 @@
 #include "../ryser_plan.cuh"
 #include "unroll.cuh"
 
+#include <utility>
+
 namespace sparseperm::detail {
 
-// x[row] ± a(row, J) for the nonzeros of column J, every row < K held in `x` (registers).
+// x[row] ± a(row, J) for the nonzeros of column J, every row < K held in `x` (registers). A fold
+// over the column's entries, not a loop of lambdas: one instantiation per column keeps nvcc fast.
+template <class Plan, bool Inclusion, int Begin, int K, int... E>
+SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, E...>) {
+  static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
+  if constexpr (Inclusion) {
+    ((x[plan_nonzero<Plan, Begin + E>::row] += plan_nonzero<Plan, Begin + E>::value), ...);
+  } else {
+    ((x[plan_nonzero<Plan, Begin + E>::row] -= plan_nonzero<Plan, Begin + E>::value), ...);
+  }
+}
+
 template <class Plan, int J, bool Inclusion, int K>
 SPARSEPERM_HOST_DEVICE inline void flip_registers(typename Plan::value (&x)[K]) {
-  static_for<plan_column<Plan, J>::begin, plan_column<Plan, J>::end>([&](auto e) {
-    using nz = plan_nonzero<Plan, decltype(e)::value>;
-    static_assert(nz::row < K, "flip_registers: a row outside the register rows");
-    if constexpr (Inclusion) {
-      x[nz::row] += nz::value;
-    } else {
-      x[nz::row] -= nz::value;
-    }
-  });
+  using column = plan_column<Plan, J>;
+  flip_registers_impl<Plan, Inclusion, column::begin>(x, std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
 // Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent
@@ -37,9 +43,14 @@ SPARSEPERM_HOST_DEVICE inline Product product_tree(const Value (&x)[K]) {
 }
 
 // x[0..K) = x_0[0..K).
+template <class Plan, int K, int... I>
+SPARSEPERM_HOST_DEVICE inline void load_start_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, I...>) {
+  ((x[I] = plan_start<Plan, I>::value), ...);
+}
+
 template <class Plan, int K>
 SPARSEPERM_HOST_DEVICE inline void load_start_registers(typename Plan::value (&x)[K]) {
-  static_for<0, K>([&](auto i) { x[decltype(i)::value] = plan_start<Plan, decltype(i)::value>::value; });
+  load_start_registers_impl<Plan>(x, std::make_integer_sequence<int, K>{});
 }
 
 }  // namespace sparseperm::detail

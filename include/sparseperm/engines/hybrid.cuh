@@ -8,6 +8,7 @@
 // (n − k loads) only after a column above c flips, a 2^−(c+1) share of the steps. All of it is
 // decided at compile time from the matrix type.
 #include <cstdint>
+#include <utility>
 
 #include "../config.cuh"
 #include "../detail/bits.cuh"
@@ -31,30 +32,53 @@ struct hybrid_plan : ryser_plan<M, Arith, permanent_order> {
 
 namespace detail {
 
-// Column J's update: register rows in `reg`, the others in global memory at gx[(row − k)·stride].
+// One nonzero's update: a register row in `reg`, a global row at gx[(row − k)·stride].
+template <class Plan, bool Inclusion, int E>
+SPARSEPERM_HOST_DEVICE inline void flip_hybrid_entry(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                     typename Plan::value* gx, std::uint64_t stride) {
+  using nz = plan_nonzero<Plan, E>;
+  if constexpr (nz::row < Plan::k) {
+    if constexpr (Inclusion) {
+      reg[nz::row] += nz::value;
+    } else {
+      reg[nz::row] -= nz::value;
+    }
+  } else {
+    auto& slot = gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride];
+    slot = Inclusion ? slot + nz::value : slot - nz::value;
+  }
+}
+
+template <class Plan, bool Inclusion, int Begin, int... E>
+SPARSEPERM_HOST_DEVICE inline void flip_hybrid_impl(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                    typename Plan::value* gx, std::uint64_t stride,
+                                                    std::integer_sequence<int, E...>) {
+  (flip_hybrid_entry<Plan, Inclusion, Begin + E>(reg, gx, stride), ...);
+}
+
+// Column J's update.
 template <class Plan, int J, bool Inclusion>
 SPARSEPERM_HOST_DEVICE inline void flip_hybrid(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                typename Plan::value* gx, std::uint64_t stride) {
-  static_for<plan_column<Plan, J>::begin, plan_column<Plan, J>::end>([&](auto e) {
-    using nz = plan_nonzero<Plan, decltype(e)::value>;
-    if constexpr (nz::row < Plan::k) {
-      if constexpr (Inclusion) {
-        reg[nz::row] += nz::value;
-      } else {
-        reg[nz::row] -= nz::value;
-      }
-    } else {
-      auto& slot = gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride];
-      slot = Inclusion ? slot + nz::value : slot - nz::value;
-    }
-  });
+  using column = plan_column<Plan, J>;
+  flip_hybrid_impl<Plan, Inclusion, column::begin>(reg, gx, stride, std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
+template <class Plan, int... I>
+SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product_impl(const typename Plan::value* gx, std::uint64_t stride,
+                                                                         std::integer_sequence<int, I...>) {
+  return (typename Plan::product{1} * ... * static_cast<typename Plan::product>(gx[static_cast<std::uint64_t>(I) * stride]));
+}
+
+// Π of the global rows (n − k loads).
 template <class Plan>
 SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product(const typename Plan::value* gx, std::uint64_t stride) {
-  typename Plan::product p = 1;
-  static_for<0, Plan::global_rows>([&](auto i) { p *= gx[static_cast<std::uint64_t>(decltype(i)::value) * stride]; });
-  return p;
+  return global_product_impl<Plan>(gx, stride, std::make_integer_sequence<int, Plan::global_rows>{});
+}
+
+template <class Plan, int K, int... I>
+SPARSEPERM_HOST_DEVICE inline void store_start_globals(typename Plan::value* gx, std::uint64_t stride, std::integer_sequence<int, I...>) {
+  ((gx[static_cast<std::uint64_t>(I) * stride] = plan_start<Plan, K + I>::value), ...);
 }
 
 }  // namespace detail
@@ -71,9 +95,7 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
   using product = typename Plan::product;
   value reg[k > 0 ? k : 1];
   detail::load_start_registers<Plan>(reg);
-  detail::static_for<k, n>([&](auto i) {
-    gx[static_cast<std::uint64_t>(decltype(i)::value - k) * stride] = plan_start<Plan, decltype(i)::value>::value;
-  });
+  detail::store_start_globals<Plan, k>(gx, stride, std::make_integer_sequence<int, n - k>{});
   const std::uint64_t included = gray(first - 1);
   detail::static_for<0, n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u) detail::flip_hybrid<Plan, decltype(j)::value, true>(reg, gx, stride);

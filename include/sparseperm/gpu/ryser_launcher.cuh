@@ -1,0 +1,98 @@
+#pragma once
+// Runs a Ryser kernel over all Gray steps: thread count from the CUDA occupancy API, launches from
+// Algorithm 2, GPU time from CUDA events, per-thread sums kept on the device across launches and
+// reduced on the host (compensated for doubles, exactly for integers).
+//
+// The kernel's signature is (launch, Sum* partial, Value* global_x, uint64_t stride); global_x has
+// `global_rows` values per thread, laid out [row·stride + thread] with stride = the thread count.
+#if !defined(__CUDACC__)
+#  error "sparseperm/gpu/ryser_launcher.cuh needs nvcc"
+#endif
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../detail/accumulators.cuh"
+#include "../detail/ryser_result.cuh"
+#include "../launch_parameters.cuh"
+#include "../progress.cuh"
+#include "../result.cuh"
+#include "cuda_support.cuh"
+
+namespace sparseperm::gpu {
+
+struct launch_options {
+  int device = 0;
+  progress_counter* progress = nullptr;
+};
+
+// Launches Algorithm 2's plan for `threads` threads, `block` per block: launch_one(grid, work) starts
+// one kernel. Fills the value, the thread count and the compute seconds of `result`.
+template <class Sum, class Product, class LaunchOne>
+void run_ryser_launches(permanent_result& result, int n, Product start_term, std::uint64_t threads, int block,
+                        device_buffer<Sum>& partial, LaunchOne launch_one, const launch_options& options) {
+  const launch_plan plan = generate_launch_parameters(n, threads);
+  result.threads = static_cast<int>(threads);
+  partial.zero();
+  if (options.progress) options.progress->total.store(plan.end_step - plan.first_step);
+
+  event_timer timer;
+  timer.start();
+  for (int l = 0; l < plan.count; ++l) {
+    const launch& work = plan[l];
+    launch_one(static_cast<unsigned>((work.threads + block - 1) / block), work);
+    check(cudaGetLastError(), "the kernel launch");
+    if (options.progress) {
+      check(cudaDeviceSynchronize(), "the kernel");
+      options.progress->done.fetch_add(work.steps());
+    }
+  }
+  result.seconds.compute = timer.stop_seconds();
+  check(cudaDeviceSynchronize(), "the kernel");
+
+  std::vector<Sum> sums(threads);
+  partial.download(sums.data(), sums.size());
+  if constexpr (std::is_floating_point_v<Product>) {
+    detail::compensated_sum total;
+    total.add(start_term);
+    for (const Sum& s : sums) total.add(s.value());
+    detail::set_ryser_value(result, n, total.value());
+  } else {
+    detail::exact_sum total;
+    total.add(start_term);
+    for (const Sum& s : sums) total.merge(s);
+    detail::set_ryser_value(result, n, total.value());
+  }
+  result.plan += std::to_string(plan.count) + " launch" + (plan.count == 1 ? "" : "es") + " of up to " +
+                 std::to_string(threads) + " threads, " + std::to_string(block) + " per block";
+}
+
+// A generated kernel (static shared memory only): occupancy from the CUDA API, then the launches.
+template <class Sum, class Value, class Product>
+permanent_result run_ryser_kernel(const std::string& engine, int n, std::int64_t nnz, Product start_term,
+                                  void (*kernel)(launch, Sum*, Value*, std::uint64_t), int global_rows,
+                                  const std::string& plan_text, const launch_options& options) {
+  const cudaDeviceProp device = select_device(options.device, engine);
+  permanent_result result;
+  result.engine = engine;
+  result.n = n;
+  result.nnz = nnz;
+  int min_grid = 0, block = 0, blocks_per_sm = 0;
+  check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, 0), "cudaOccupancyMaxPotentialBlockSize");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  result.registers_per_thread = attributes.numRegs;
+  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  device_buffer<Sum> partial(threads);
+  device_buffer<Value> global(static_cast<std::size_t>(global_rows) * threads);
+  result.plan = plan_text + "; " + device_description(device) + ", " + std::to_string(attributes.numRegs) + " registers; ";
+  run_ryser_launches(result, n, start_term, threads, block, partial,
+                     [&](unsigned grid, const launch& work) { kernel<<<grid, block>>>(work, partial.data(), global.data(), threads); },
+                     options);
+  return result;
+}
+
+}  // namespace sparseperm::gpu

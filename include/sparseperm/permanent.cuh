@@ -1,0 +1,106 @@
+#pragma once
+// sparseperm::permanent<M>(options): the permanent of a generated matrix type, on the GPU.
+//
+//   #include <sparseperm/perm.cuh>
+//   #include "my_matrix.cuh"                       // written by sparseperm-gen
+//   auto r = sparseperm::permanent<sparseperm::generated::my_matrix::matrix>({.engine = "gpu-hybrid"});
+//
+// Engines: gpu-hybrid (the default) and gpu-purereg. Integer matrices whose 128-bit bound holds are
+// computed exactly, others in double. A pattern without a perfect matching (checked at compile
+// time) gives an exact 0 without a launch. permanent<M, purereg_engine>() instantiates one engine
+// only, which halves the compile time of a program that needs one.
+#if !defined(__CUDACC__)
+#  error "sparseperm/permanent.cuh runs kernels: compile it with nvcc"
+#endif
+
+#include <chrono>
+#include <string>
+#include <type_traits>
+
+#include "detail/accumulators.cuh"
+#include "engine_error.cuh"
+#include "engines/hybrid.cuh"
+#include "engines/purereg.cuh"
+#include "gpu/ryser_launcher.cuh"
+#include "pattern.cuh"
+#include "progress.cuh"
+#include "result.cuh"
+#include "ryser_plan.cuh"
+#include "structure.cuh"
+
+namespace sparseperm {
+
+struct gpu_options {
+  std::string engine = "gpu-hybrid";     // gpu-hybrid | gpu-purereg
+  int device = 0;
+  progress_counter* progress = nullptr;
+};
+
+struct purereg_engine {
+  static constexpr const char* name = "gpu-purereg";
+};
+struct hybrid_engine {
+  static constexpr const char* name = "gpu-hybrid";
+};
+
+template <class Engine, CompileTimeMatrix M>
+permanent_result run_generated_engine(const gpu_options& options) {
+  constexpr int n = M::pattern::n;
+  permanent_result result;
+  result.engine = Engine::name;
+  result.n = n;
+  result.nnz = M::pattern::nnz;
+  if constexpr (n == 0 || n > max_ryser_n) {
+    static_assert(n <= max_ryser_n, "sparseperm::permanent<M>: the generated Ryser engines need n <= 64");
+    result.value = 1;
+    result.permanent = "1";
+    result.exact = true;
+    result.plan = "the 0 x 0 matrix: permanent 1 by convention";
+    return result;
+  } else {
+    if constexpr (structural_rank(constants_of<M>.masks()) < n) {
+      result.value = 0;
+      result.permanent = "0";
+      result.exact = true;
+      result.plan = "structurally singular (no perfect matching, found at compile time)";
+      return result;
+    } else {
+      using arith = automatic_arithmetic<M>;
+      using sum = std::conditional_t<arith::exact, detail::exact_sum, detail::plain_sum>;
+      const gpu::launch_options launch{options.device, options.progress};
+      if constexpr (std::is_same_v<Engine, purereg_engine>) {
+        using plan = purereg_plan<M, arith>;
+        return gpu::run_ryser_kernel<sum>(Engine::name, n, M::pattern::nnz, plan::start_term, &purereg_kernel<plan, sum>, 0,
+                                          std::string(degree_order::name) + "; x in registers; " + arith::name, launch);
+      } else {
+        using plan = hybrid_plan<M, arith>;
+        const std::string text = std::string(permanent_order::name) + "; " + std::to_string(plan::k) +
+                                 " rows of x in registers, columns 1.." + std::to_string(plan::c + 1) +
+                                 " register-only, the global rows' product cached; " + arith::name;
+        return gpu::run_ryser_kernel<sum>(Engine::name, n, M::pattern::nnz, plan::start_term, &hybrid_kernel<plan, sum>,
+                                          plan::global_rows, text, launch);
+      }
+    }
+  }
+}
+
+// Engine = void: the engine named in options.engine (both are compiled in).
+template <CompileTimeMatrix M, class Engine = void>
+permanent_result permanent(const gpu_options& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  permanent_result result;
+  if constexpr (!std::is_void_v<Engine>) {
+    result = run_generated_engine<Engine, M>(options);
+  } else if (options.engine == purereg_engine::name) {
+    result = run_generated_engine<purereg_engine, M>(options);
+  } else if (options.engine == hybrid_engine::name || options.engine == "auto") {
+    result = run_generated_engine<hybrid_engine, M>(options);
+  } else {
+    throw engine_error(engine_error::kind::unknown_engine,
+                       "unknown engine '" + options.engine + "' for a generated matrix (engines: gpu-hybrid, gpu-purereg)");
+  }
+  result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace sparseperm
