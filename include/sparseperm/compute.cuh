@@ -3,9 +3,14 @@
 //
 // Every call returns the same record (result.cuh). A 0×0 matrix has permanent 1; a matrix without a
 // perfect matching (structural rank < n) has permanent 0, found by matching before any engine runs.
-// `auto` takes the fastest engine of this build that can handle n.
+//
+// Engines: cpu-sparse and reference everywhere; gpu-sparse where this translation unit is compiled
+// by nvcc and a CUDA device is present; gpu-purereg and gpu-hybrid through the pipeline (a program
+// generated and compiled for the matrix), which also needs nvcc at run time. `auto` takes a GPU
+// engine for n ≥ 28 when it can (gpu-hybrid, else gpu-sparse), and cpu-sparse otherwise.
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,52 +20,95 @@
 #include "progress.cuh"
 #include "result.cuh"
 #include "runtime/matching.cuh"
+#include "runtime/pipeline.cuh"
 #include "runtime/sparse_matrix.cuh"
+#if defined(__CUDACC__)
+#  include "engines/gpu_sparse.cuh"
+#endif
 
 namespace sparseperm {
+
+enum class engine_kind { host, gpu_runtime, gpu_generated };
 
 struct engine_description {
   std::string_view name;
   std::string_view summary;
   int max_n;
+  engine_kind kind;
 };
 
-// The engines of this build, fastest first: `auto` takes the first whose limit admits n.
-inline constexpr engine_description host_engines[] = {
+inline constexpr engine_description all_engines[] = {
+    {"gpu-hybrid", "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers",
+     max_ryser_n, engine_kind::gpu_generated},
+    {"gpu-purereg", "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers", max_ryser_n,
+     engine_kind::gpu_generated},
+    {"gpu-sparse", "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory", max_ryser_n,
+     engine_kind::gpu_runtime},
     {"cpu-sparse", "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP",
-     cpu_sparse_max_n},
+     cpu_sparse_max_n, engine_kind::host},
     {"reference", "brute force (n <= 10) or dense Ryser (n <= 26); long double, exact for integer matrices",
-     reference_ryser_max_n},
+     reference_ryser_max_n, engine_kind::host},
 };
 
 struct compute_options {
   std::string engine = "auto";
-  int threads = 0;                       // 0: all that OpenMP offers
+  int threads = 0;                       // CPU threads; 0: all that OpenMP offers
+  int device = 0;                        // CUDA device of the GPU engines
   progress_counter* progress = nullptr;
+  std::string source_name = "matrix";    // what generated headers say they came from
+  pipeline_options pipeline;             // where the generated engines compile (defaults: see pipeline.cuh)
 };
 
 inline std::string engine_names() {
   std::string names = "auto";
-  for (const auto& e : host_engines) names += ", " + std::string(e.name);
+  for (const auto& e : all_engines) names += ", " + std::string(e.name);
   return names;
 }
 
 inline const engine_description* find_engine(std::string_view name) {
-  for (const auto& e : host_engines) {
+  for (const auto& e : all_engines) {
     if (e.name == name) return &e;
   }
   return nullptr;
 }
 
-// The engine that `options.engine` means for an n×n matrix; throws engine_error when there is none.
-inline const engine_description& resolve_engine(const std::string& name, int n) {
+// CUDA devices this program can use (0 where it was compiled without nvcc).
+inline int cuda_devices() {
+#if defined(__CUDACC__)
+  return gpu::device_count();
+#else
+  return 0;
+#endif
+}
+
+// Why an engine cannot run on this machine with this build, or nothing when it can.
+inline std::optional<std::string> engine_unavailable(const engine_description& engine, const compute_options& options = {}) {
+  if (engine.kind == engine_kind::host) return std::nullopt;
+#if !defined(__CUDACC__)
+  (void)options;
+  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
+#else
+  if (cuda_devices() == 0) return "there is no CUDA device on this machine";
+  if (engine.kind == engine_kind::gpu_generated && pipeline_compiler(options.pipeline).empty()) {
+    return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set SPARSEPERM_NVCC)";
+  }
+  return std::nullopt;
+#endif
+}
+
+// The engine that `name` means for an n×n matrix; throws engine_error when there is none.
+inline const engine_description& resolve_engine(const std::string& name, int n, const compute_options& options = {}) {
   if (name == "auto") {
-    for (const auto& e : host_engines) {
-      if (n <= e.max_n) return e;
-    }
-    throw engine_error(engine_error::kind::too_large,
-                       "n = " + std::to_string(n) + " exceeds the limit of every engine in this build (the largest is " +
-                           std::string(host_engines[0].name) + ", n <= " + std::to_string(host_engines[0].max_n) + ")");
+    const auto usable = [&](std::string_view engine) {
+      const engine_description* e = find_engine(engine);
+      return n <= e->max_n && !engine_unavailable(*e, options);
+    };
+    if (n >= 28 && usable("gpu-hybrid")) return *find_engine("gpu-hybrid");
+    if (n >= 28 && usable("gpu-sparse")) return *find_engine("gpu-sparse");
+    if (usable("cpu-sparse")) return *find_engine("cpu-sparse");
+    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) +
+                                                          " exceeds the limit of every engine in this build (the largest is "
+                                                          "cpu-sparse, n <= " + std::to_string(cpu_sparse_max_n) + ")");
   }
   const engine_description* engine = find_engine(name);
   if (engine == nullptr) {
@@ -70,6 +118,9 @@ inline const engine_description& resolve_engine(const std::string& name, int n) 
     throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " exceeds the limit of engine '" +
                                                           name + "' (n <= " + std::to_string(engine->max_n) + ")");
   }
+  if (const auto why = engine_unavailable(*engine, options)) {
+    throw engine_error(engine_error::kind::unavailable, "engine '" + name + "' is not available: " + *why);
+  }
   return *engine;
 }
 
@@ -77,7 +128,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const int n = matrix.n();
-  const engine_description& engine = resolve_engine(options.engine, n);
+  const engine_description& engine = resolve_engine(options.engine, n, options);
 
   const bipartite_matching matching = maximum_matching(matrix);
   const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
@@ -94,11 +145,26 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
                                std::to_string(n) + " rows, so every term has a zero factor";
   } else if (engine.name == "cpu-sparse") {
     result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress});
-  } else {
+  } else if (engine.name == "reference") {
     result = permanent_reference(matrix);
+  } else if (engine.kind == engine_kind::gpu_generated) {
+    pipeline_options pipeline = options.pipeline;
+    pipeline.engine = std::string(engine.name);
+    pipeline.device = options.device;
+#if defined(__CUDACC__)
+    if (pipeline.arch.empty()) {
+      const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
+      pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
+    }
+#endif
+    result = run_pipeline(matrix, options.source_name, pipeline);
+  } else {
+#if defined(__CUDACC__)
+    result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
+#endif
   }
   if (!std::isfinite(result.value)) {
-    throw engine_error(engine_error::kind::failed,
+    throw engine_error(engine_error::kind::overflow,
                        "the permanent is not finite in double precision (" + format_double(result.value) +
                            "): the values are too large for engine '" + result.engine + "'");
   }

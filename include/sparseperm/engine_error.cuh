@@ -1,7 +1,7 @@
 #pragma once
 // Why an engine cannot run: an unknown name, an engine this build or machine lacks, a matrix above
-// its limits, or a failure while it ran. The CLI turns `too_large` into an input error that points at
-// the file's size line.
+// its limits, a result that overflows, or a failure while it ran. The CLI turns `too_large` into an
+// input error that points at the file's size line, and `overflow` into one that names the file.
 #include <stdexcept>
 #include <string>
 
@@ -9,7 +9,7 @@ namespace sparseperm {
 
 class engine_error : public std::runtime_error {
  public:
-  enum class kind { unknown_engine, unavailable, too_large, failed };
+  enum class kind { unknown_engine, unavailable, too_large, overflow, failed };
 
   engine_error(kind what, const std::string& message) : std::runtime_error(message), kind_(what) {}
   kind reason() const noexcept { return kind_; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <sparseperm/detail/json.cuh>
+#include <sparseperm/detail/json_reader.cuh>
 #include "cli_runner.hpp"
 
 using cli_test::run;
@@ -142,12 +143,24 @@ TEST_CASE("values too large for double are an error, never a number") {
   CHECK(r.err.rfind("error: " + file + ": the permanent is not finite in double precision", 0) == 0);
 }
 
+TEST_CASE("GPU engines without a GPU or without CUDA say why, exit code 2") {
+  const std::string file = write_file("ones4.mtx", ones_matrix(4));
+  for (const char* engine : {"gpu-sparse", "gpu-purereg", "gpu-hybrid"}) {
+    const auto r = run("compute " + file + " --engine " + engine);
+    if (r.code == 0) continue;  // a machine with a GPU: the GPU tests check these engines
+    CAPTURE(engine);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind(std::string("error: engine '") + engine + "' is not available: ", 0) == 0);
+  }
+}
+
 TEST_CASE("files that cannot be read, and usage mistakes") {
   check_error(run("compute /nonexistent/m.mtx"), "/nonexistent/m.mtx: cannot open: no such file");
   const std::string dir = cli_test::scratch_dir().string();
   check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
-  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, cpu-sparse, reference)");
+  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <sparseperm/detail/json.cuh>
+#include <sparseperm/detail/json_reader.cuh>
 #include "cli_runner.hpp"
 
 namespace json = sparseperm::json;

@@ -18,6 +18,7 @@
 #include "arguments.hpp"
 #include "generate_command.hpp"
 #include <sparseperm/detail/json.cuh>
+#include <sparseperm/detail/json_reader.cuh>
 
 #ifndef SPARSEPERM_BENCH_PLOT_SCRIPT
 #  define SPARSEPERM_BENCH_PLOT_SCRIPT ""
@@ -141,7 +142,10 @@ inline int run_bench(int argc, char** argv) {
           row.density = density;
           std::vector<double> seconds;
           for (int k = 0; k < repeats; ++k) {
-            const permanent_result r = compute_permanent(matrix, {.engine = engine, .threads = threads});
+            compute_options options;
+            options.engine = engine;
+            options.threads = threads;
+            const permanent_result r = compute_permanent(matrix, options);
             seconds.push_back(r.seconds.compute);
             row.permanent = r.permanent;
             row.value = r.value;

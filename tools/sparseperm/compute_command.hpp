@@ -1,6 +1,7 @@
 #pragma once
 // `sparseperm compute FILE [--engine NAME] [--threads N] [--json]`
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <sparseperm/perm.cuh>
@@ -12,31 +13,42 @@
 namespace sparseperm::cli {
 
 inline const char* compute_help =
-    "usage: sparseperm compute FILE [--engine NAME] [--threads N] [--json]\n"
+    "usage: sparseperm compute FILE [--engine NAME] [--threads N] [--device D] [--json]\n"
     "\n"
     "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer or\n"
     "pattern; general, symmetric or skew-symmetric).\n"
     "\n"
-    "  --engine NAME   auto (the default: the fastest engine of this build that fits), cpu-sparse,\n"
-    "                  reference\n"
+    "  --engine NAME   auto (the default), gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse,\n"
+    "                  reference. auto takes a GPU engine for n >= 28 when there is a CUDA device\n"
+    "                  (gpu-hybrid when nvcc is there too, else gpu-sparse), cpu-sparse otherwise\n"
     "  --threads N     CPU threads (default: all that are available)\n"
+    "  --device D      the CUDA device of the GPU engines (default 0)\n"
     "  --json          print one JSON object: permanent (a string: the exact integer when exact,\n"
     "                  otherwise %.17g), value, exact, error_bound, engine, n, nnz, threads, plan,\n"
     "                  file, seconds {plan, codegen, compile, compute, total}\n"
     "\n"
-    "A 0 x 0 matrix has permanent 1; a matrix without a perfect matching has permanent 0 (found by\n"
+    "gpu-hybrid and gpu-purereg generate a program for the matrix, compile it with nvcc into\n"
+    "$SPARSEPERM_CACHE (default ~/.cache/sparseperm) and run it; a second run of the same matrix\n"
+    "reuses the program. A 0 x 0 matrix has permanent 1; a matrix without a perfect matching has permanent 0 (found by\n"
     "matching, without running an engine). Integer matrices are computed exactly when 128 bits\n"
     "provably suffice. Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
 
 inline void print_result(const permanent_result& r) {
+  const bool gpu = r.engine.rfind("gpu-", 0) == 0;
   std::printf("permanent  %s%s\n", r.permanent.c_str(), r.exact ? "  (exact)" : "  (double precision)");
   if (r.engine == "structure") {
     std::printf("engine     none needed: %s\n", r.plan.c_str());
   } else {
-    std::printf("engine     %s, %d thread%s: %s\n", r.engine.c_str(), r.threads, r.threads == 1 ? "" : "s", r.plan.c_str());
+    std::printf("engine     %s, %d %sthread%s: %s\n", r.engine.c_str(), r.threads, gpu ? "GPU " : "", r.threads == 1 ? "" : "s",
+                r.plan.c_str());
   }
   std::printf("matrix     %d x %d, %lld nonzeros\n", r.n, r.n, static_cast<long long>(r.nnz));
-  std::printf("time       %.3f s (plan %.3f s, compute %.3f s)\n", r.seconds.total, r.seconds.plan, r.seconds.compute);
+  if (r.seconds.codegen > 0 || r.seconds.compile > 0) {
+    std::printf("time       %.3f s (plan %.3f s, codegen %.3f s, compile %.3f s, compute %.3f s)\n", r.seconds.total,
+                r.seconds.plan, r.seconds.codegen, r.seconds.compile, r.seconds.compute);
+  } else {
+    std::printf("time       %.3f s (plan %.3f s, compute %.3f s)\n", r.seconds.total, r.seconds.plan, r.seconds.compute);
+  }
 }
 
 // Reads and computes; an engine's size limit becomes an input error at the file's size line.
@@ -45,13 +57,13 @@ inline permanent_result compute_file(const matrix_market_file& file, const compu
     return compute_permanent(file.matrix, options);
   } catch (const engine_error& e) {
     if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
-    if (e.reason() == engine_error::kind::failed) throw input_error(file.path, 0, e.what());
-    throw usage_error(e.what());
+    if (e.reason() == engine_error::kind::overflow) throw input_error(file.path, 0, e.what());
+    throw;  // unknown or unavailable engines, failed runs: reported as they are
   }
 }
 
 inline int run_compute(int argc, char** argv) {
-  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads"});
+  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads", "device"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
     return 0;
@@ -63,8 +75,10 @@ inline int run_compute(int argc, char** argv) {
     throw usage_error("unknown engine '" + options.engine + "' (engines: " + engine_names() + ")");
   }
   if (const auto threads = args.value("threads")) options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
+  if (const auto device = args.value("device")) options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
 
   const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  options.source_name = std::filesystem::path(file.path).filename().string();
   progress_counter progress;
   options.progress = &progress;
   permanent_result result;

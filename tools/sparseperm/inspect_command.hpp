@@ -130,11 +130,14 @@ inline int run_inspect(int argc, char** argv) {
     std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
   }
 
-  std::printf("\nengines of this build:\n");
-  for (const auto& e : host_engines) {
-    std::printf("  %-11s %-28s %s\n", std::string(e.name).c_str(),
-                n <= e.max_n ? "can run this matrix" : ("n > " + std::to_string(e.max_n) + ": cannot run").c_str(),
-                std::string(e.summary).c_str());
+  std::printf("\nengines:\n");
+  for (const auto& e : all_engines) {
+    const auto why = engine_unavailable(e);
+    const std::string state = n > e.max_n ? "n > " + std::to_string(e.max_n) + ": cannot run"
+                              : why       ? "not available here"
+                                          : "can run this matrix";
+    std::printf("  %-12s %-20s %s\n", std::string(e.name).c_str(), state.c_str(), std::string(e.summary).c_str());
+    if (why && n <= e.max_n) std::printf("  %-12s %-20s (%s)\n", "", "", why->c_str());
   }
   if (rank < n) {
     std::printf("compute would answer 0 from the structure, without an engine\n");

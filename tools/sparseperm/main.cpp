@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   } catch (const sparseperm::engine_error& e) {
+    // A matrix or engine this build cannot handle is the user's to change (2); a run that failed is ours (1).
     std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
+    return e.reason() == sparseperm::engine_error::kind::failed ? 1 : 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
     return 2;

@@ -1,0 +1,159 @@
+#pragma once
+// The `gpu-sparse` engine: the paper's GPU-SparsePerman, the run-time baseline.
+//
+// The same algorithm as cpu-sparse (detail/sparse_ryser.cuh: CSC, columns by ascending degree, zero
+// tracking) with the matrix and every thread's x in shared memory, x laid out [row·blockDim + thread]
+// so that a warp's accesses fall in distinct banks. The block size and grid come from the CUDA
+// occupancy API with the shared memory each block size needs; launches from Algorithm 2.
+#if !defined(__CUDACC__)
+#  error "sparseperm/engines/gpu_sparse.cuh runs kernels: compile it with nvcc"
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../detail/accumulators.cuh"
+#include "../detail/exact_integer.cuh"
+#include "../detail/sparse_ryser.cuh"
+#include "../engine_error.cuh"
+#include "../gpu/cuda_support.cuh"
+#include "../gpu/ryser_launcher.cuh"
+#include "../result.cuh"
+#include "../runtime/sparse_matrix.cuh"
+#include "cpu_sparse.cuh"
+
+namespace sparseperm {
+
+namespace detail {
+
+// Shared memory of a block of `block` threads: values, x_0 and x (X each), then start and rows. A
+// functor the CUDA occupancy API can call (it is a __host__ __device__ template).
+template <class X>
+struct gpu_sparse_shared_size {
+  int n;
+  int nnz;
+  SPARSEPERM_HOST_DEVICE std::size_t operator()(int block) const {
+    return (static_cast<std::size_t>(nnz) + n + static_cast<std::size_t>(n) * block) * sizeof(X) +
+           (static_cast<std::size_t>(n) + 1 + nnz) * sizeof(std::int32_t);
+  }
+};
+
+template <class X, class Sum>
+__global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz, Sum* partial) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  X* values = reinterpret_cast<X*>(shared);
+  X* x0 = values + nnz;
+  X* x = x0 + m.n;
+  std::int32_t* start = reinterpret_cast<std::int32_t*>(x + static_cast<std::size_t>(m.n) * blockDim.x);
+  std::int32_t* rows = start + m.n + 1;
+  for (int k = threadIdx.x; k < nnz; k += blockDim.x) {
+    values[k] = m.values[k];
+    rows[k] = m.rows[k];
+  }
+  for (int k = threadIdx.x; k < m.n; k += blockDim.x) x0[k] = m.x0[k];
+  for (int k = threadIdx.x; k <= m.n; k += blockDim.x) start[k] = m.start[k];
+  __syncthreads();
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= work.threads) return;
+  const sparse_columns_view<X> local{m.n, start, rows, values, x0};
+  Sum sum = partial[t];
+  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t), sum);
+  partial[t] = sum;
+}
+
+template <class X, class Sum>
+permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
+                                const gpu::launch_options& options, const char* arithmetic) {
+  const cudaDeviceProp device = gpu::select_device(options.device, "gpu-sparse");
+  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order);
+  const int n = matrix.n();
+  const int nnz = static_cast<int>(matrix.nnz());
+  gpu::device_buffer<std::int32_t> start(columns.start.size()), rows(std::max<std::size_t>(columns.rows.size(), 1));
+  gpu::device_buffer<X> values(std::max<std::size_t>(columns.values.size(), 1)), x0(columns.x0.size());
+  start.upload(columns.start.data(), columns.start.size());
+  rows.upload(columns.rows.data(), columns.rows.size());
+  values.upload(columns.values.data(), columns.values.size());
+  x0.upload(columns.x0.data(), columns.x0.size());
+  const sparse_columns_view<X> view{n, start.data(), rows.data(), values.data(), x0.data()};
+
+  auto kernel = &gpu_sparse_kernel<X, Sum>;
+  gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(device.sharedMemPerBlockOptin)),
+             "cudaFuncSetAttribute");
+  const gpu_sparse_shared_size<X> bytes_for{n, nnz};
+  int min_grid = 0, block = 0, blocks_per_sm = 0;
+  gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
+             "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
+  if (block == 0 || bytes_for(block) > device.sharedMemPerBlockOptin) {
+    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
+                                                          " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
+  }
+  gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  cudaFuncAttributes attributes{};
+  gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+
+  permanent_result result;
+  result.engine = "gpu-sparse";
+  result.n = n;
+  result.nnz = nnz;
+  result.registers_per_thread = attributes.numRegs;
+  result.plan = std::string("columns by ascending degree; matrix and x in shared memory (") +
+                std::to_string(bytes_for(block)) + " bytes per block); zero tracking; " + arithmetic + "; " +
+                gpu::device_description(device) + "; ";
+  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  gpu::device_buffer<Sum> partial(threads);
+  const std::size_t shared_bytes = bytes_for(block);
+  gpu::run_ryser_launches(result, n, product_of(columns.x0.data(), n, 1), threads, block, partial,
+                          [&](unsigned grid, const launch& work) {
+                            kernel<<<grid, block, shared_bytes>>>(work, view, nnz, partial.data());
+                          },
+                          options);
+  return result;
+}
+
+}  // namespace detail
+
+inline constexpr int gpu_sparse_max_n = max_ryser_n;
+
+inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  const int n = matrix.n();
+  if (n > gpu_sparse_max_n) {
+    throw engine_error(engine_error::kind::too_large,
+                       "n = " + std::to_string(n) + " exceeds the limit of engine 'gpu-sparse' (n <= 64)");
+  }
+  permanent_result result;
+  bool empty_line = n == 0;
+  for (int k = 0; k < n; ++k) empty_line = empty_line || matrix.row_degree(k) == 0 || matrix.column_degree(k) == 0;
+  if (empty_line) {  // 0×0: 1; an empty row or column: 0 (and Ryser needs n ≥ 1)
+    result.engine = "gpu-sparse";
+    result.n = n;
+    result.nnz = matrix.nnz();
+    result.exact = true;
+    result.value = n == 0 ? 1 : 0;
+    result.permanent = n == 0 ? "1" : "0";
+    result.plan = n == 0 ? "empty matrix" : "an empty row or column";
+  } else {
+    std::vector<int> column_order(n);
+    std::iota(column_order.begin(), column_order.end(), 0);
+    std::stable_sort(column_order.begin(), column_order.end(),
+                     [&](int a, int b) { return matrix.column_degree(a) < matrix.column_degree(b); });
+#if SPARSEPERM_HAS_INT128
+    if (detail::fits_int128(matrix, n - 1)) {
+      result = detail::run_gpu_sparse<std::int64_t, detail::exact_sum>(matrix, column_order, options, "exact 128-bit integers");
+    } else
+#endif
+    {
+      result = detail::run_gpu_sparse<double, detail::plain_sum>(matrix, column_order, options, "double");
+    }
+  }
+  result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace sparseperm

@@ -1,0 +1,251 @@
+#pragma once
+// The automated pipeline of the generated engines: matrix in, kernel generated, compiled, run,
+// permanent out.
+//
+//   1. codegen: the matrix header (codegen.cuh) and a driver program for the engine;
+//   2. compile: nvcc builds the program into a cache directory ($SPARSEPERM_CACHE, by default
+//      $XDG_CACHE_HOME/sparseperm or ~/.cache/sparseperm), named by a hash of everything that
+//      decides the binary: the header, the driver, nvcc's version, the GPU architecture and the
+//      library's headers. A second run of the same matrix finds the program and compiles nothing;
+//   3. run: the program prints the result record as JSON, which is read back.
+//
+// nvcc missing, a failed compilation or a failed run is an engine_error with a clear message (and
+// the compiler's messages in a log file), never a silent fallback.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../codegen.cuh"
+#include "../config.cuh"
+#include "../engine_error.cuh"
+#include "../result.cuh"
+#include "../result_json_reader.cuh"
+#include "sparse_matrix.cuh"
+
+namespace sparseperm {
+
+struct pipeline_options {
+  std::string engine = "gpu-hybrid";  // gpu-hybrid | gpu-purereg
+  int device = 0;
+  std::string arch;                   // "sm_90"; the program's GPU architecture
+  std::string cache_dir;              // empty: $SPARSEPERM_CACHE, $XDG_CACHE_HOME/sparseperm, ~/.cache/sparseperm
+  std::string nvcc;                   // empty: $SPARSEPERM_NVCC, nvcc on PATH, /usr/local/cuda/bin/nvcc
+  std::string include_dir;            // empty: $SPARSEPERM_INCLUDE_DIR, beside the executable, this header's tree
+};
+
+namespace detail {
+
+namespace fs = std::filesystem;
+
+inline std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 14695981039346656037ull) {
+  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+inline std::string hex64(std::uint64_t v) {
+  char buffer[20];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+inline std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+inline std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_text(const fs::path& path, const std::string& text) {
+  const fs::path temporary = path.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw engine_error(engine_error::kind::failed, "cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+// Runs a shell command; its exit code (or −1 when it did not exit).
+inline int run_command(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+inline bool is_executable(const fs::path& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
+
+inline std::string find_nvcc(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SPARSEPERM_NVCC"); env && *env) return env;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      if (!dir.empty() && is_executable(fs::path(dir) / "nvcc")) return (fs::path(dir) / "nvcc").string();
+    }
+  }
+  if (is_executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return "";
+}
+
+inline std::string find_include_dir(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SPARSEPERM_INCLUDE_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = executable.parent_path().parent_path() / "include";
+    if (fs::exists(installed / "sparseperm" / "permanent.cuh")) return installed.string();
+  }
+  // The tree this header was compiled from: <include>/sparseperm/runtime/pipeline.cuh.
+  return fs::path(__FILE__).parent_path().parent_path().parent_path().string();
+}
+
+inline std::string find_cache_dir(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SPARSEPERM_CACHE"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "sparseperm").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "sparseperm").string();
+  return (fs::temp_directory_path() / "sparseperm-cache").string();
+}
+
+// A hash of the library's headers: a program compiled against other headers is another program.
+inline std::uint64_t headers_fingerprint(const fs::path& include_dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(include_dir / "sparseperm")) {
+    if (e.is_regular_file()) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::uint64_t hash = fnv1a("sparseperm " SPARSEPERM_VERSION_STRING);
+  for (const auto& f : files) hash = fnv1a(read_text(f), fnv1a(f.filename().string(), hash));
+  return hash;
+}
+
+inline std::string driver_source(const std::string& engine) {
+  const std::string engine_type = engine == "gpu-purereg" ? "sparseperm::purereg_engine" : "sparseperm::hybrid_engine";
+  return "// Generated by sparseperm: runs engine " + engine + " on the matrix of matrix.cuh and prints the result record.\n"
+         "#include <sparseperm/permanent.cuh>\n"
+         "#include <sparseperm/result_json.cuh>\n\n"
+         "#include <cstdio>\n#include <cstdlib>\n\n"
+         "#include \"matrix.cuh\"\n\n"
+         "int main(int argc, char** argv) {\n"
+         "  try {\n"
+         "    sparseperm::gpu_options options;\n"
+         "    options.device = argc > 1 ? std::atoi(argv[1]) : 0;\n"
+         "    const auto result = sparseperm::permanent<sparseperm::generated::input::matrix, " + engine_type + ">(options);\n"
+         "    std::printf(\"%s\\n\", sparseperm::to_json(result).c_str());\n"
+         "    return 0;\n"
+         "  } catch (const std::exception& e) {\n"
+         "    std::fprintf(stderr, \"error: %s\\n\", e.what());\n"
+         "    return 3;\n"
+         "  }\n"
+         "}\n";
+}
+
+}  // namespace detail
+
+// Whether the pipeline can compile here: the nvcc it would use, or "" when there is none.
+inline std::string pipeline_compiler(const pipeline_options& options = {}) { return detail::find_nvcc(options.nvcc); }
+
+inline permanent_result run_pipeline(const sparse_matrix& matrix, const std::string& source_name,
+                                     const pipeline_options& options) {
+  namespace fs = std::filesystem;
+  using clock = std::chrono::steady_clock;
+  if (options.engine != "gpu-purereg" && options.engine != "gpu-hybrid") {
+    throw engine_error(engine_error::kind::unknown_engine, "the pipeline has no engine '" + options.engine + "'");
+  }
+  const std::string nvcc = detail::find_nvcc(options.nvcc);
+  if (nvcc.empty()) {
+    throw engine_error(engine_error::kind::unavailable,
+                       "engine '" + options.engine + "' compiles a program for each matrix and needs nvcc, which was not "
+                       "found (put it on PATH or set SPARSEPERM_NVCC)");
+  }
+  const std::string arch = options.arch.empty() ? "sm_90" : options.arch;
+
+  // 1. Code generation.
+  const auto start = clock::now();
+  const std::string header = generate_matrix_header(matrix, "input", source_name);
+  const std::string driver = detail::driver_source(options.engine);
+  const fs::path include_dir = detail::find_include_dir(options.include_dir);
+  std::string version_text;
+  {
+    const fs::path version_file = fs::temp_directory_path() / ("sparseperm-nvcc-version-" + std::to_string(getpid()));
+    detail::run_command(detail::shell_quote(nvcc) + " --version > " + detail::shell_quote(version_file.string()) + " 2>&1");
+    version_text = detail::read_text(version_file);
+    std::error_code ec;
+    fs::remove(version_file, ec);
+  }
+  std::uint64_t key = detail::fnv1a(header);
+  key = detail::fnv1a(driver, key);
+  key = detail::fnv1a(version_text + arch, key);
+  key = detail::fnv1a(detail::hex64(detail::headers_fingerprint(include_dir)), key);
+  const fs::path dir = fs::path(detail::find_cache_dir(options.cache_dir)) / (options.engine + "-" + detail::hex64(key));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw engine_error(engine_error::kind::failed, "cannot create the cache directory " + dir.string() + ": " + ec.message());
+  const fs::path program = dir / "program";
+  permanent_result result;
+  const bool cached = detail::is_executable(program);
+  if (!cached) {
+    detail::write_text(dir / "matrix.cuh", header);
+    detail::write_text(dir / "driver.cu", driver);
+  }
+  const auto generated = clock::now();
+
+  // 2. Compilation (skipped when the cache holds the program).
+  if (!cached) {
+    const fs::path log = dir / "compile.log";
+    const fs::path temporary = dir / ("program.tmp" + std::to_string(getpid()));
+    // nvcc's -O sets the host side only: the device code is optimised anyway, and the host code of the
+    // driver (a launch loop) gains nothing from optimisation but compile time.
+    const std::string command = detail::shell_quote(nvcc) + " -std=c++20 -arch=" + arch + " -I" +
+                                detail::shell_quote(include_dir.string()) + " -I" + detail::shell_quote(dir.string()) +
+                                " -o " + detail::shell_quote(temporary.string()) + " " +
+                                detail::shell_quote((dir / "driver.cu").string()) + " > " + detail::shell_quote(log.string()) +
+                                " 2>&1";
+    const int status = detail::run_command(command);
+    if (status != 0) {
+      throw engine_error(engine_error::kind::failed, "compiling the " + options.engine + " program failed (nvcc exit code " +
+                                                         std::to_string(status) + "); its messages are in " + log.string());
+    }
+    fs::rename(temporary, program);
+  }
+  const auto compiled = clock::now();
+
+  // 3. The run.
+  const fs::path output = dir / ("result" + std::to_string(getpid()) + ".json");
+  const int status = detail::run_command(detail::shell_quote(program.string()) + " " + std::to_string(options.device) + " > " +
+                                         detail::shell_quote(output.string()));
+  const std::string text = detail::read_text(output);
+  fs::remove(output, ec);
+  if (status != 0) {
+    throw engine_error(status == 3 ? engine_error::kind::unavailable : engine_error::kind::failed,
+                       "the " + options.engine + " program " + program.string() + " failed (exit code " +
+                           std::to_string(status) + ")");
+  }
+  try {
+    result = result_from_json(text);
+  } catch (const std::exception& e) {
+    throw engine_error(engine_error::kind::failed, "the " + options.engine + " program printed no result record: " + e.what());
+  }
+  result.seconds.codegen = std::chrono::duration<double>(generated - start).count();
+  result.seconds.compile = cached ? 0.0 : std::chrono::duration<double>(compiled - generated).count();
+  result.plan += cached ? "; program from the cache " + dir.string() : "; program compiled into " + dir.string();
+  return result;
+}
+
+}  // namespace sparseperm
