@@ -17,6 +17,7 @@ write_basic_package_version_file(
   ${CMAKE_CURRENT_BINARY_DIR}/sparseperm-config-version.cmake
   COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
 install(FILES
+  ${CMAKE_CURRENT_LIST_DIR}/sparseperm_add_matrix.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/sparseperm-config.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/sparseperm-config-version.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparseperm)

@@ -39,11 +39,11 @@ inline std::string write_file(const std::string& name, const std::string& text) 
   return path.string();
 }
 
-// `arguments` is passed to the shell as written.
-inline run_result run(const std::string& arguments) {
+// A whole shell command line, as written.
+inline run_result run_raw(const std::string& command_line) {
   const auto out = scratch_dir() / "stdout.txt";
   const auto err = scratch_dir() / "stderr.txt";
-  const std::string command = std::string(SPARSEPERM_CLI) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const std::string command = command_line + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   run_result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -51,5 +51,8 @@ inline run_result run(const std::string& arguments) {
   r.err = read_file(err);
   return r;
 }
+
+// The sparseperm tool with `arguments`, passed to the shell as written.
+inline run_result run(const std::string& arguments) { return run_raw(std::string(SPARSEPERM_CLI) + " " + arguments); }
 
 }  // namespace cli_test

@@ -219,7 +219,7 @@ TEST_CASE("bench prints a table and writes CSV") {
   CHECK(std::regex_search(r.out, std::regex(R"(\| reference \| 8 \| 0\.5 \| 1 \|)")));
   CHECK(r.err.find("disagree") == std::string::npos);
   const std::string table = cli_test::read_file(csv);
-  CHECK(table.rfind("engine,n,density,threads,seed,median_seconds", 0) == 0);
+  CHECK(table.rfind("engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds", 0) == 0);
   CHECK(std::count(table.begin(), table.end(), '\n') == 1 + 2 * 3);  // per n: cpu-sparse at 1 and 2 threads, reference once
   check_error(run("bench --engines cpu-sparse --baseline reference"), "bench: the baseline 'reference' is not among --engines");
 }

@@ -32,8 +32,10 @@ inline const char* bench_help =
     "                        [--csv FILE] [--plot FILE.png]\n"
     "\n"
     "Runs engines side by side on generated Erdos-Renyi matrices (one per n and density, from the\n"
-    "seed) and prints a markdown table: engine, n, p, threads, median / min / max compute seconds\n"
-    "over the repeats, registers per thread (GPU engines), speedup over the baseline, permanent.\n"
+    "seed) and prints a markdown table: engine, n, p, threads (CPU threads, or GPU threads per\n"
+    "launch), median / min / max compute seconds over the repeats (CUDA events for GPU engines),\n"
+    "registers per thread and codegen+compile seconds (generated engines), speedup over the\n"
+    "baseline, and the permanent.\n"
     "\n"
     "  --engines LIST   comma-separated engines (default: cpu-sparse)\n"
     "  --n LIST         matrix sizes (default: 24,28)\n"
@@ -43,7 +45,7 @@ inline const char* bench_help =
     "  --values KIND    uniform (default), ones, int:K or int:A:B, as for 'generate'\n"
     "  --repeats R      runs per measurement (default: 3)\n"
     "  --baseline NAME  the engine the speedups are relative to, at its first thread count\n"
-    "                   (default: the first engine)\n"
+    "                   (default: gpu-sparse when it runs, else the first engine)\n"
     "  --csv FILE       also write the rows as CSV\n"
     "  --plot FILE.png  also draw seconds against n (needs python3 with matplotlib)\n";
 
@@ -54,6 +56,7 @@ struct bench_row {
   int threads = 0;
   double median = 0, min = 0, max = 0;
   std::string registers = "-";
+  double compile = 0;  // the generated engines' first run: seconds to generate and compile
   double speedup = 0;
   std::string permanent;
   double value = 0;
@@ -84,11 +87,12 @@ inline std::string shorten(const std::string& permanent) {
 inline void write_bench_csv(const std::string& path, const std::vector<bench_row>& rows, std::uint64_t seed) {
   std::ofstream out(path);
   if (!out) throw usage_error("bench: cannot write '" + path + "'");
-  out << "engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,speedup,permanent\n";
+  out << "engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds,speedup,"
+         "permanent\n";
   for (const auto& r : rows) {
     out << r.engine << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
         << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers << ','
-        << json::number(r.speedup) << ',' << r.permanent << '\n';
+        << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << '\n';
   }
 }
 
@@ -102,7 +106,9 @@ inline int run_bench(int argc, char** argv) {
   if (!args.positionals().empty()) throw usage_error("bench takes no positional arguments (see 'sparseperm bench --help')");
   const std::vector<std::string> engines = split_list("engines", args.value("engines").value_or("cpu-sparse"));
   for (const auto& e : engines) {
-    if (find_engine(e) == nullptr) throw usage_error("bench: unknown engine '" + e + "' (engines: " + engine_names() + ")");
+    const engine_description* engine = find_engine(e);
+    if (engine == nullptr) throw usage_error("bench: unknown engine '" + e + "' (engines: " + engine_names() + ")");
+    if (const auto why = engine_unavailable(*engine)) throw usage_error("bench: engine '" + e + "' is not available: " + *why);
   }
   std::vector<int> sizes;
   for (const auto& s : split_list("n", args.value("n").value_or("24,28"))) sizes.push_back(static_cast<int>(parse_integer("n", s, 1, 64)));
@@ -118,7 +124,8 @@ inline int run_bench(int argc, char** argv) {
   }
   const std::uint64_t seed = static_cast<std::uint64_t>(parse_integer("seed", args.value("seed").value_or("1"), 0, INT64_MAX));
   const int repeats = static_cast<int>(parse_integer("repeats", args.value("repeats").value_or("3"), 1, 1000));
-  const std::string baseline = args.value("baseline").value_or(engines.front());
+  const bool has_gpu_sparse = std::find(engines.begin(), engines.end(), "gpu-sparse") != engines.end();
+  const std::string baseline = args.value("baseline").value_or(has_gpu_sparse ? "gpu-sparse" : engines.front());
   if (std::find(engines.begin(), engines.end(), baseline) == engines.end()) {
     throw usage_error("bench: the baseline '" + baseline + "' is not among --engines");
   }
@@ -145,8 +152,12 @@ inline int run_bench(int argc, char** argv) {
             compute_options options;
             options.engine = engine;
             options.threads = threads;
+            options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) + " seed=" +
+                                  std::to_string(seed);
             const permanent_result r = compute_permanent(matrix, options);
             seconds.push_back(r.seconds.compute);
+            if (k == 0) row.compile = r.seconds.codegen + r.seconds.compile;
+            if (r.registers_per_thread > 0) row.registers = std::to_string(r.registers_per_thread);
             row.permanent = r.permanent;
             row.value = r.value;
             row.threads = r.threads;
@@ -157,7 +168,7 @@ inline int run_bench(int argc, char** argv) {
           std::fprintf(stderr, "bench: %s n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), n, density, row.threads,
                        row.median);
           rows.push_back(row);
-          if (engine != "cpu-sparse") break;  // only the CPU engines use threads
+          if (engine.rfind("cpu-", 0) != 0) break;  // only the CPU engines take a thread count
         }
       }
       // Speedups against the baseline's first thread count on the same matrix; and a check that all agree.
@@ -182,12 +193,14 @@ inline int run_bench(int argc, char** argv) {
   const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
   const std::string baseline_label =
       cpu_baseline ? baseline + " (" + std::to_string(thread_counts.front()) + " thr)" : baseline;
-  std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | speedup vs %s | permanent |\n",
+  std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent |\n",
               baseline_label.c_str());
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const auto& r : rows) {
-    std::printf("| %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %.2f | %s |\n", r.engine.c_str(), r.n, r.density,
-                r.threads, r.median, r.min, r.max, r.registers.c_str(), r.speedup, shorten(r.permanent).c_str());
+    const std::string compile = r.compile > 0 ? json::measurement(r.compile) : "-";
+    std::printf("| %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s |\n", r.engine.c_str(), r.n, r.density,
+                r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
+                shorten(r.permanent).c_str());
   }
 
   std::string csv = args.value("csv").value_or("");

@@ -1,0 +1,66 @@
+// Every GPU engine against the reference on the random generated matrices of one part: the
+// generated engines through permanent<M, Engine>() (their kernels specialised to each matrix), and
+// gpu-sparse on the same matrices at run time. Integer matrices exactly; positive real ones to 1e-10
+// relative; signed ones against the size of Ryser's terms.
+#include "gpu_test_main.hpp"
+
+#include <sparseperm/codegen.cuh>
+#include <sparseperm/engines/gpu_sparse.cuh>
+#include <sparseperm/engines/reference.cuh>
+#include <sparseperm/permanent.cuh>
+
+#include <cmath>
+#include <string>
+
+#include "../host/test_support.hpp"
+
+#define SPARSEPERM_STRINGIFY2(x) #x
+#define SPARSEPERM_STRINGIFY(x) SPARSEPERM_STRINGIFY2(x)
+#define SPARSEPERM_CONCAT2(a, b) a##b
+#define SPARSEPERM_CONCAT(a, b) SPARSEPERM_CONCAT2(a, b)
+#include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_matrices_, SPARSEPERM_RANDOM_PART).cuh)
+#define FOR_EACH_RANDOM_MATRIX SPARSEPERM_CONCAT(for_each_random_matrix_, SPARSEPERM_RANDOM_PART)
+
+namespace sp = sparseperm;
+
+namespace {
+
+void check_close(const sp::permanent_result& r, const sp::permanent_result& reference, const sp::sparse_matrix& m) {
+  CAPTURE(r.engine);
+  CAPTURE(r.plan);
+  if (m.has_integer_values() && r.exact) {
+    CHECK(r.permanent == reference.permanent);
+    return;
+  }
+  bool positive = true;
+  for (const auto& e : m.entries()) positive = positive && e.value > 0;
+  const double tolerance = positive && reference.value != 0 ? 1e-10 * std::fabs(reference.value)
+                                                            : 1e-13 * test_support::ryser_absolute_sum(m);
+  CHECK(std::fabs(r.value - reference.value) <= tolerance);
+}
+
+struct check_matrix {
+  int& count;
+  template <class M>
+  void operator()() {
+    const sp::sparse_matrix m = sp::to_sparse_matrix<M>();
+    const sp::permanent_result reference = sp::permanent_reference(m);
+    CAPTURE(M::name);
+    CAPTURE(m.n());
+    check_close(sp::permanent<M, sp::purereg_engine>(), reference, m);
+    check_close(sp::permanent<M, sp::hybrid_engine>(), reference, m);
+    check_close(sp::permanent_gpu_sparse(m), reference, m);
+    // Integer matrices are exact on every GPU engine.
+    if (m.has_integer_values()) CHECK(sp::permanent<M, sp::hybrid_engine>().exact == sp::fits_exact_arithmetic<M>());
+    ++count;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gpu-purereg, gpu-hybrid and gpu-sparse agree with the reference on random matrices") {
+  int count = 0;
+  FOR_EACH_RANDOM_MATRIX(check_matrix{count});
+  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 3 GPU engines");
+  CHECK(count == 30);
+}

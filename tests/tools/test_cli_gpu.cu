@@ -1,0 +1,50 @@
+// The CLI's GPU engines (label gpu): the pipeline compiles once per matrix and reuses the program,
+// every GPU engine agrees with cpu-sparse, and auto takes a GPU engine for large n.
+#include "../gpu/gpu_test_main.hpp"
+
+#include <sparseperm/detail/json_reader.cuh>
+
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace json = sparseperm::json;
+using cli_test::run;
+
+TEST_CASE("the pipeline compiles a program once and reuses it") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  const std::string file = (cli_test::scratch_dir() / "g26.mtx").string();
+  REQUIRE(run("generate --n 26 --density 0.3 --seed 5 --values ones -o " + file).code == 0);
+  const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
+  for (const char* engine : {"gpu-hybrid", "gpu-purereg"}) {
+    CAPTURE(engine);
+    const auto a = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    REQUIRE(a.code == 0);
+    const auto b = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    REQUIRE(b.code == 0);
+    const json::value ra = json::parse(a.out), rb = json::parse(b.out);
+    CHECK(ra["engine"].as_string() == engine);
+    CHECK(ra["exact"].as_bool());
+    CHECK(ra["permanent"].as_string() == cpu["permanent"].as_string());
+    CHECK(rb["permanent"].as_string() == cpu["permanent"].as_string());
+    CHECK(rb["seconds"]["compile"].as_number() == 0);
+    CHECK(rb["registers_per_thread"].as_number() > 0);
+    MESSAGE(engine << ": codegen " << ra["seconds"]["codegen"].as_number() << " s, compile "
+                   << ra["seconds"]["compile"].as_number() << " s (first run), compute " << rb["seconds"]["compute"].as_number()
+                   << " s");
+  }
+  const json::value sparse = json::parse(run("compute " + file + " --engine gpu-sparse --json").out);
+  CHECK(sparse["permanent"].as_string() == cpu["permanent"].as_string());
+}
+
+TEST_CASE("auto takes a GPU engine for n >= 28") {
+  const std::string file = (cli_test::scratch_dir() / "g30.mtx").string();
+  REQUIRE(run("generate --n 30 --density 0.2 --seed 2 -o " + file).code == 0);
+  const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " + SPARSEPERM_CLI +
+                                   " compute " + file + " --json");
+  REQUIRE(r.code == 0);
+  const json::value v = json::parse(r.out);
+  CHECK(v["engine"].as_string().rfind("gpu-", 0) == 0);
+  const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
+  CHECK(v["value"].as_number() == doctest::Approx(cpu["value"].as_number()).epsilon(1e-10));
+}
