@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "engine_error.cuh"
+
 namespace sparseperm {
 
 struct phase_seconds {
@@ -37,7 +39,12 @@ inline std::string format_double(double value) {
   return buffer;
 }
 
+// A floating result; one that overflowed (Inf or NaN) is an error, never a number.
 inline void set_floating_value(permanent_result& result, double value) {
+  if (!std::isfinite(value)) {
+    throw engine_error(engine_error::kind::overflow, "the permanent is not finite in double precision (" + format_double(value) +
+                                                         "): the values are too large for engine '" + result.engine + "'");
+  }
   result.value = value;
   result.permanent = format_double(value);
   result.exact = false;

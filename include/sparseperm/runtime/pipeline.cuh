@@ -149,9 +149,12 @@ inline std::string driver_source(const std::string& engine) {
          "    const auto result = sparseperm::permanent<sparseperm::generated::input::matrix, " + engine_type + ">(options);\n"
          "    std::printf(\"%s\\n\", sparseperm::to_json(result).c_str());\n"
          "    return 0;\n"
+         "  } catch (const sparseperm::engine_error& e) {\n"
+         "    std::fprintf(stderr, \"%s\\n\", e.what());\n"
+         "    return 10 + static_cast<int>(e.reason());  // the kind travels in the exit code\n"
          "  } catch (const std::exception& e) {\n"
-         "    std::fprintf(stderr, \"error: %s\\n\", e.what());\n"
-         "    return 3;\n"
+         "    std::fprintf(stderr, \"%s\\n\", e.what());\n"
+         "    return 1;\n"
          "  }\n"
          "}\n";
 }
@@ -226,16 +229,25 @@ inline permanent_result run_pipeline(const sparse_matrix& matrix, const std::str
   }
   const auto compiled = clock::now();
 
-  // 3. The run.
+  // 3. The run. Its errors come back as one message whose kind is in the exit code (10 + kind).
   const fs::path output = dir / ("result" + std::to_string(getpid()) + ".json");
+  const fs::path errors = dir / ("errors" + std::to_string(getpid()) + ".txt");
   const int status = detail::run_command(detail::shell_quote(program.string()) + " " + std::to_string(options.device) + " > " +
-                                         detail::shell_quote(output.string()));
+                                         detail::shell_quote(output.string()) + " 2> " + detail::shell_quote(errors.string()));
   const std::string text = detail::read_text(output);
+  std::string message = detail::read_text(errors);
   fs::remove(output, ec);
+  fs::remove(errors, ec);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
   if (status != 0) {
-    throw engine_error(status == 3 ? engine_error::kind::unavailable : engine_error::kind::failed,
-                       "the " + options.engine + " program " + program.string() + " failed (exit code " +
-                           std::to_string(status) + ")");
+    constexpr int first_kind = 10;
+    const int kind = status - first_kind;
+    if (kind >= 0 && kind <= static_cast<int>(engine_error::kind::failed) && !message.empty()) {
+      throw engine_error(static_cast<engine_error::kind>(kind), message);
+    }
+    throw engine_error(engine_error::kind::failed, "the " + options.engine + " program " + program.string() +
+                                                       " failed (exit code " + std::to_string(status) + ")" +
+                                                       (message.empty() ? "" : ": " + message));
   }
   try {
     result = result_from_json(text);
