@@ -6,7 +6,7 @@
 //
 // Engines: cpu-sparse and reference everywhere; gpu-sparse where this translation unit is compiled
 // by nvcc and a CUDA device is present; gpu-purereg and gpu-hybrid through the pipeline (a program
-// generated and compiled for the matrix), which also needs nvcc at run time. `auto` takes a GPU
+// kernel generated and compiled for the matrix), which also needs nvcc at run time. `auto` takes a GPU
 // engine for n ≥ 28 when it can (gpu-hybrid, else gpu-sparse), and cpu-sparse otherwise.
 #include <chrono>
 #include <cmath>
@@ -24,6 +24,7 @@
 #include "runtime/sparse_matrix.cuh"
 #if defined(__CUDACC__)
 #  include "engines/gpu_sparse.cuh"
+#  include "gpu/module_runner.cuh"
 #endif
 
 namespace sparseperm {
@@ -147,20 +148,23 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress});
   } else if (engine.name == "reference") {
     result = permanent_reference(matrix);
-  } else if (engine.kind == engine_kind::gpu_generated) {
-    pipeline_options pipeline = options.pipeline;
-    pipeline.engine = std::string(engine.name);
-    pipeline.device = options.device;
-#if defined(__CUDACC__)
-    if (pipeline.arch.empty()) {
-      const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
-      pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
-    }
-#endif
-    result = run_pipeline(matrix, options.source_name, pipeline);
   } else {
 #if defined(__CUDACC__)
-    result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
+    if (engine.kind == engine_kind::gpu_generated) {
+      pipeline_options pipeline = options.pipeline;
+      pipeline.engine = std::string(engine.name);
+      if (pipeline.arch.empty()) {
+        const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
+        pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
+      }
+      const compiled_module kernel = compile_module(matrix, options.source_name, pipeline);
+      result = gpu::run_module(kernel.cubin, pipeline.engine, {.device = options.device, .progress = options.progress});
+      result.seconds.codegen = kernel.codegen_seconds;
+      result.seconds.compile = kernel.compile_seconds;
+      result.plan += kernel.cached ? "; kernel from the cache " + kernel.directory : "; kernel compiled into " + kernel.directory;
+    } else {
+      result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
+    }
 #endif
   }
   result.seconds.plan = plan_seconds;

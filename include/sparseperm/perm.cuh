@@ -20,7 +20,6 @@
 #include "progress.cuh"
 #include "result.cuh"
 #include "result_json.cuh"
-#include "result_json_reader.cuh"
 #include "runtime/generator.cuh"
 #include "runtime/input_error.cuh"
 #include "runtime/matching.cuh"

@@ -22,6 +22,7 @@
 #include "engines/hybrid.cuh"
 #include "engines/purereg.cuh"
 #include "gpu/ryser_launcher.cuh"
+#include "module_info.cuh"
 #include "pattern.cuh"
 #include "progress.cuh"
 #include "result.cuh"
@@ -34,13 +35,6 @@ struct gpu_options {
   std::string engine = "gpu-hybrid";     // gpu-hybrid | gpu-purereg
   int device = 0;
   progress_counter* progress = nullptr;
-};
-
-struct purereg_engine {
-  static constexpr const char* name = "gpu-purereg";
-};
-struct hybrid_engine {
-  static constexpr const char* name = "gpu-hybrid";
 };
 
 template <class Engine, CompileTimeMatrix M>

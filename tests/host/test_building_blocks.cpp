@@ -2,6 +2,7 @@
 // Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
 #include <doctest/doctest.h>
 
+#include <sparseperm/detail/gray_steps.cuh>
 #include <sparseperm/launch_parameters.cuh>
 #include <sparseperm/ordering.cuh>
 
@@ -103,4 +104,18 @@ TEST_CASE("the occupancy model matches the CUDA occupancy calculator's register 
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 128) == 512);
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 129) == 480);   // 4128 → 4352 per warp: 15 warps
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 0) == 0);
+}
+
+TEST_CASE("the 32-bit step loop reports every step as the 64-bit facts do, across 2^31 and 2^32 boundaries") {
+  for (std::uint64_t first : {std::uint64_t{1}, (std::uint64_t{1} << 31) - 5, (std::uint64_t{1} << 32) - 7,
+                              (std::uint64_t{3} << 40) - 3, (std::uint64_t{1} << 62) - 2}) {
+    std::uint64_t g = first;
+    sp::detail::for_each_gray_step(first, first + 100, [&](int column, bool inclusion, bool odd) {
+      REQUIRE(column == sp::changed_column(g));
+      REQUIRE(inclusion == sp::is_inclusion(g));
+      REQUIRE(odd == ((g & 1u) != 0));
+      ++g;
+    });
+    CHECK(g == first + 100);
+  }
 }

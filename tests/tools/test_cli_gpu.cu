@@ -11,7 +11,7 @@
 namespace json = sparseperm::json;
 using cli_test::run;
 
-TEST_CASE("the pipeline compiles a program once and reuses it") {
+TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
   const std::string cache = (cli_test::scratch_dir() / "cache").string();
   const std::string file = (cli_test::scratch_dir() / "g26.mtx").string();
   REQUIRE(run("generate --n 26 --density 0.3 --seed 5 --values ones -o " + file).code == 0);

@@ -35,6 +35,18 @@ SPARSEPERM_HOST_DEVICE constexpr int trailing_zeros(std::uint64_t v) {
   return count;
 }
 
+// Index of the lowest set bit of a 32-bit word; v must not be 0.
+SPARSEPERM_HOST_DEVICE constexpr int trailing_zeros32(std::uint32_t v) {
+  if (!__builtin_is_constant_evaluated()) {
+#if defined(__CUDA_ARCH__)
+    return __ffs(static_cast<int>(v)) - 1;
+#elif defined(__GNUC__)
+    return __builtin_ctz(v);
+#endif
+  }
+  return trailing_zeros(v);
+}
+
 // Index of the highest set bit; v must not be 0.
 SPARSEPERM_HOST_DEVICE constexpr int highest_bit(std::uint64_t v) {
   expects(v != 0, "highest_bit(0) is undefined");

@@ -11,6 +11,7 @@
 #include "../config.cuh"
 #include "../gray_code.cuh"
 #include "bits.cuh"
+#include "gray_steps.cuh"
 
 namespace sparseperm::detail {
 
@@ -60,9 +61,7 @@ SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, 
   }
   int zeros = 0;
   for (int i = 0; i < n; ++i) zeros += x[i * stride] == X{0};
-  for (std::uint64_t g = first; g < end; ++g) {
-    const int j = trailing_zeros(g);
-    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
+  for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
     for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) {
       X& xi = x[m.rows[k] * stride];
       zeros -= xi == X{0};
@@ -71,9 +70,9 @@ SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, 
     }
     if (zeros == 0) {
       const auto p = product_of(x, n, stride);
-      sum.add((g & 1u) ? -p : p);
+      sum.add(odd ? -p : p);
     }
-  }
+  });
 }
 
 }  // namespace sparseperm::detail

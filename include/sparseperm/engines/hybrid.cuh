@@ -12,6 +12,7 @@
 
 #include "../config.cuh"
 #include "../detail/bits.cuh"
+#include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
 #include "../detail/unroll.cuh"
 #include "../gray_code.cuh"
@@ -35,7 +36,8 @@ namespace detail {
 // One nonzero's update: a register row in `reg`, a global row at gx[(row − k)·stride].
 template <class Plan, bool Inclusion, int E>
 SPARSEPERM_HOST_DEVICE inline void flip_hybrid_entry(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                     typename Plan::value* gx, std::uint64_t stride) {
+                                                     [[maybe_unused]] typename Plan::value* gx,
+                                                     [[maybe_unused]] std::uint64_t stride) {
   using nz = plan_nonzero<Plan, E>;
   if constexpr (nz::row < Plan::k) {
     if constexpr (Inclusion) {
@@ -51,8 +53,8 @@ SPARSEPERM_HOST_DEVICE inline void flip_hybrid_entry(typename Plan::value (&reg)
 
 template <class Plan, bool Inclusion, int Begin, int... E>
 SPARSEPERM_HOST_DEVICE inline void flip_hybrid_impl(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                    typename Plan::value* gx, std::uint64_t stride,
-                                                    std::integer_sequence<int, E...>) {
+                                                    [[maybe_unused]] typename Plan::value* gx,
+                                                    [[maybe_unused]] std::uint64_t stride, std::integer_sequence<int, E...>) {
   (flip_hybrid_entry<Plan, Inclusion, Begin + E>(reg, gx, stride), ...);
 }
 
@@ -65,7 +67,8 @@ SPARSEPERM_HOST_DEVICE inline void flip_hybrid(typename Plan::value (&reg)[Plan:
 }
 
 template <class Plan, int... I>
-SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product_impl(const typename Plan::value* gx, std::uint64_t stride,
+SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product_impl([[maybe_unused]] const typename Plan::value* gx,
+                                                                         [[maybe_unused]] std::uint64_t stride,
                                                                          std::integer_sequence<int, I...>) {
   return (typename Plan::product{1} * ... * static_cast<typename Plan::product>(gx[static_cast<std::uint64_t>(I) * stride]));
 }
@@ -77,7 +80,8 @@ SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product(const typena
 }
 
 template <class Plan, int K, int... I>
-SPARSEPERM_HOST_DEVICE inline void store_start_globals(typename Plan::value* gx, std::uint64_t stride, std::integer_sequence<int, I...>) {
+SPARSEPERM_HOST_DEVICE inline void store_start_globals([[maybe_unused]] typename Plan::value* gx,
+                                                       [[maybe_unused]] std::uint64_t stride, std::integer_sequence<int, I...>) {
   ((gx[static_cast<std::uint64_t>(I) * stride] = plan_start<Plan, K + I>::value), ...);
 }
 
@@ -101,9 +105,7 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
     if ((included >> decltype(j)::value) & 1u) detail::flip_hybrid<Plan, decltype(j)::value, true>(reg, gx, stride);
   });
   product cached = detail::global_product<Plan>(gx, stride);
-  for (std::uint64_t g = first; g < end; ++g) {
-    const int j = detail::trailing_zeros(g);
-    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
+  detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
     detail::static_dispatch<n - 1>(j, [&](auto column) {
       constexpr int J = decltype(column)::value;
       if (inclusion) {
@@ -114,8 +116,8 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
       if constexpr (J > c) cached = detail::global_product<Plan>(gx, stride);
     });
     const product p = detail::product_tree<product, 0, k>(reg) * cached;
-    sum.add((g & 1u) ? -p : p);
-  }
+    sum.add(odd ? -p : p);
+  });
 }
 
 #if defined(__CUDACC__)

@@ -13,6 +13,7 @@
 
 #include "../config.cuh"
 #include "../detail/bits.cuh"
+#include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
 #include "../detail/unroll.cuh"
 #include "../gray_code.cuh"
@@ -36,9 +37,7 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::static_for<0, n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value, true>(x);
   });
-  for (std::uint64_t g = first; g < end; ++g) {
-    const int j = detail::trailing_zeros(g);
-    const bool inclusion = ((g >> (j + 1)) & 1u) == 0;
+  detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
     detail::static_dispatch<n - 1>(j, [&](auto column) {
       constexpr int J = decltype(column)::value;
       if (inclusion) {
@@ -48,8 +47,8 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
       }
     });
     const product p = detail::product_tree<product, 0, n>(x);
-    sum.add((g & 1u) ? -p : p);
-  }
+    sum.add(odd ? -p : p);
+  });
 }
 
 #if defined(__CUDACC__)

@@ -1,0 +1,109 @@
+#pragma once
+// Runs a kernel module (module.cuh) compiled to a cubin: loads it with the CUDA runtime's library
+// API, reads its module_info, and drives its kernel like any generated kernel (occupancy, Algorithm 2,
+// CUDA events, the host reduction).
+#if !defined(__CUDACC__)
+#  error "sparseperm/gpu/module_runner.cuh needs nvcc"
+#endif
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "../detail/accumulators.cuh"
+#include "../module_info.cuh"
+#include "../result.cuh"
+#include "cuda_support.cuh"
+#include "ryser_launcher.cuh"
+
+namespace sparseperm::gpu {
+
+class loaded_library {
+ public:
+  explicit loaded_library(const std::string& path) {
+    check(cudaLibraryLoadFromFile(&library_, path.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+          ("loading the kernel module " + path).c_str());
+  }
+  ~loaded_library() { cudaLibraryUnload(library_); }
+  loaded_library(const loaded_library&) = delete;
+  loaded_library& operator=(const loaded_library&) = delete;
+  cudaLibrary_t get() const { return library_; }
+
+ private:
+  cudaLibrary_t library_{};
+};
+
+namespace detail {
+
+template <class Sum, class Value, class Product>
+void run_module_kernel(permanent_result& result, const module_info& info, Product start_term, const void* kernel,
+                       const launch_options& options) {
+  const cudaDeviceProp device = select_device(options.device, result.engine);
+  int min_grid = 0, block = 0, blocks_per_sm = 0;
+  check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, 0), "cudaOccupancyMaxPotentialBlockSize");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  result.registers_per_thread = attributes.numRegs;
+  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  device_buffer<Sum> partial(threads);
+  device_buffer<Value> global(static_cast<std::size_t>(info.global_rows) * threads);
+  result.plan += "; " + device_description(device) + ", " + std::to_string(attributes.numRegs) + " registers; ";
+  Sum* partial_data = partial.data();
+  Value* global_data = global.data();
+  std::uint64_t stride = threads;
+  run_ryser_launches(result, info.n, start_term, threads, block, partial,
+                     [&](unsigned grid, const launch& work) {
+                       launch w = work;
+                       void* arguments[] = {&w, &partial_data, &global_data, &stride};
+                       check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
+                     },
+                     options);
+}
+
+}  // namespace detail
+
+inline permanent_result run_module(const std::string& cubin, const std::string& engine, const launch_options& options) {
+  select_device(options.device, engine);
+  const loaded_library library(cubin);
+  cudaKernel_t kernel{};
+  check(cudaLibraryGetKernel(&kernel, library.get(), "sparseperm_module_kernel"), "cudaLibraryGetKernel");
+  void* info_address = nullptr;
+  std::size_t info_bytes = 0;
+  check(cudaLibraryGetGlobal(&info_address, &info_bytes, library.get(), "sparseperm_module"), "cudaLibraryGetGlobal");
+  module_info info;
+  if (info_bytes != sizeof info) {
+    throw engine_error(engine_error::kind::failed, "the kernel module " + cubin + " was built by another sparseperm version");
+  }
+  check(cudaMemcpy(&info, info_address, sizeof info, cudaMemcpyDeviceToHost), "reading the module's information");
+
+  permanent_result result;
+  result.engine = engine;
+  result.n = info.n;
+  result.nnz = info.nnz;
+  if (info.singular) {
+    result.exact = true;
+    result.value = 0;
+    result.permanent = "0";
+    result.plan = "structurally singular (no perfect matching, found at compile time)";
+    return result;
+  }
+  result.plan = info.engine == 1 ? "permanent ordering (Algorithm 3); " + std::to_string(info.register_rows) +
+                                       " rows of x in registers, columns 1.." + std::to_string(info.register_columns) +
+                                       " register-only, the global rows' product cached"
+                                 : std::string("columns by ascending degree; x in registers");
+  result.plan += info.exact ? "; exact 128-bit integers" : "; double";
+  const void* function = reinterpret_cast<const void*>(kernel);
+#if SPARSEPERM_HAS_INT128
+  if (info.exact) {
+    const __int128 start = (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
+    detail::run_module_kernel<sparseperm::detail::exact_sum, std::int64_t>(result, info, start, function, options);
+    return result;
+  }
+#endif
+  detail::run_module_kernel<sparseperm::detail::plain_sum, double>(result, info, info.start_value, function, options);
+  return result;
+}
+
+}  // namespace sparseperm::gpu
