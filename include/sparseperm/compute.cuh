@@ -138,12 +138,10 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     result.engine = "structure";
     result.n = n;
     result.nnz = matrix.nnz();
-    result.exact = true;
-    result.value = n == 0 ? 1 : 0;
-    result.permanent = n == 0 ? "1" : "0";
-    result.plan = n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
-                         : "structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
-                               std::to_string(n) + " rows, so every term has a zero factor";
+    set_exact_value(result, n == 0 ? 1 : 0,
+                    n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
+                           : "structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
+                                 std::to_string(n) + " rows, so every term has a zero factor");
   } else if (engine.name == "cpu-sparse") {
     result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress});
   } else if (engine.name == "reference") {

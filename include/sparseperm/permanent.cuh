@@ -46,17 +46,11 @@ permanent_result run_generated_engine(const gpu_options& options) {
   result.nnz = M::pattern::nnz;
   if constexpr (n == 0 || n > max_ryser_n) {
     static_assert(n <= max_ryser_n, "sparseperm::permanent<M>: the generated Ryser engines need n <= 64");
-    result.value = 1;
-    result.permanent = "1";
-    result.exact = true;
-    result.plan = "the 0 x 0 matrix: permanent 1 by convention";
+    set_exact_value(result, 1, "the 0 x 0 matrix: permanent 1 by convention");
     return result;
   } else {
     if constexpr (structural_rank(constants_of<M>.masks()) < n) {
-      result.value = 0;
-      result.permanent = "0";
-      result.exact = true;
-      result.plan = "structurally singular (no perfect matching, found at compile time)";
+      set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
       return result;
     } else {
       using arith = automatic_arithmetic<M>;

@@ -39,6 +39,14 @@ inline std::string format_double(double value) {
   return buffer;
 }
 
+// An exact result known without an engine run (the 0×0 matrix: 1; no perfect matching: 0).
+inline void set_exact_value(permanent_result& result, long long value, std::string plan) {
+  result.value = static_cast<double>(value);
+  result.permanent = std::to_string(value);
+  result.exact = true;
+  result.plan = std::move(plan);
+}
+
 // A floating result; one that overflowed (Inf or NaN) is an error, never a number.
 inline void set_floating_value(permanent_result& result, double value) {
   if (!std::isfinite(value)) {

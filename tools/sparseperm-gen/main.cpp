@@ -57,16 +57,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const sparseperm::input_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const sparseperm::cli::usage_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: internal error: %s\n", e.what());
-    return 1;
-  }
+  return sparseperm::cli::run_tool([&] { return run(argc, argv); });
 }

@@ -2,6 +2,9 @@
 // Command-line parsing for the sparseperm tool: `--name value`, `--name=value`, flags, positionals.
 // Every mistake is a usage_error with one clear line; the tool exits with code 2 on it.
 #include <cerrno>
+#include <cstdio>
+#include <exception>
+#include <new>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -10,6 +13,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <sparseperm/engine_error.cuh>
+#include <sparseperm/runtime/input_error.cuh>
 
 namespace sparseperm::cli {
 
@@ -102,6 +108,30 @@ inline std::vector<std::string> split_list(const std::string& option, const std:
     items.push_back(item);
     if (comma == std::string::npos) return items;
     start = comma + 1;
+  }
+}
+
+// Runs a tool's body and turns its errors into one line on stderr and an exit code: 2 for bad input,
+// bad usage and engines that cannot run this matrix here; 1 for failures that are ours.
+template <class Body>
+int run_tool(Body body) {
+  try {
+    return body();
+  } catch (const input_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const engine_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return e.reason() == engine_error::kind::failed ? 1 : 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: internal error: %s\n", e.what());
+    return 1;
   }
 }
 

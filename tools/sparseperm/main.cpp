@@ -1,8 +1,6 @@
 // sparseperm: the command-line tool. Exit codes: 0 success, 2 bad input or usage, 1 internal error.
 #include <cstdio>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 
 #include <sparseperm/perm.cuh>
@@ -51,23 +49,5 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return dispatch(argc, argv);
-  } catch (const sparseperm::input_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const sparseperm::cli::usage_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const sparseperm::engine_error& e) {
-    // A matrix or engine this build cannot handle is the user's to change (2); a run that failed is ours (1).
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return e.reason() == sparseperm::engine_error::kind::failed ? 1 : 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: internal error: %s\n", e.what());
-    return 1;
-  }
+  return sparseperm::cli::run_tool([&] { return dispatch(argc, argv); });
 }

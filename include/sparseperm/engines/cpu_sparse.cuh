@@ -143,10 +143,7 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   bool empty_line = false;
   for (int k = 0; k < n; ++k) empty_line = empty_line || matrix.row_degree(k) == 0 || matrix.column_degree(k) == 0;
   if (n == 0 || empty_line) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
-    result.value = n == 0 ? 1 : 0;
-    result.permanent = n == 0 ? "1" : "0";
-    result.exact = true;
-    result.plan = n == 0 ? "empty matrix" : "an empty row or column";
+    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
     return finish();
   }
 

@@ -134,10 +134,7 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     result.engine = "gpu-sparse";
     result.n = n;
     result.nnz = matrix.nnz();
-    result.exact = true;
-    result.value = n == 0 ? 1 : 0;
-    result.permanent = n == 0 ? "1" : "0";
-    result.plan = n == 0 ? "empty matrix" : "an empty row or column";
+    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     std::vector<int> column_order(n);
     std::iota(column_order.begin(), column_order.end(), 0);

@@ -39,17 +39,13 @@ template <class Sum, class Value, class Product>
 void run_module_kernel(permanent_result& result, const module_info& info, Product start_term, const void* kernel,
                        const launch_options& options) {
   const cudaDeviceProp device = select_device(options.device, result.engine);
-  int min_grid = 0, block = 0, blocks_per_sm = 0;
-  check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, 0), "cudaOccupancyMaxPotentialBlockSize");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-  result.registers_per_thread = attributes.numRegs;
-  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  const kernel_occupancy occupancy = occupancy_of(kernel, device);
+  const int block = occupancy.block;
+  const std::uint64_t threads = occupancy.threads;
+  result.registers_per_thread = occupancy.registers;
   device_buffer<Sum> partial(threads);
   device_buffer<Value> global(static_cast<std::size_t>(info.global_rows) * threads);
-  result.plan += "; " + device_description(device) + ", " + std::to_string(attributes.numRegs) + " registers; ";
+  result.plan += "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
   Sum* partial_data = partial.data();
   Value* global_data = global.data();
   std::uint64_t stride = threads;
@@ -83,10 +79,7 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
   result.n = info.n;
   result.nnz = info.nnz;
   if (info.singular) {
-    result.exact = true;
-    result.value = 0;
-    result.permanent = "0";
-    result.plan = "structurally singular (no perfect matching, found at compile time)";
+    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
     return result;
   }
   result.plan = info.engine == 1 ? "permanent ordering (Algorithm 3); " + std::to_string(info.register_rows) +

@@ -27,6 +27,28 @@ struct launch_options {
   progress_counter* progress = nullptr;
 };
 
+// What the occupancy API says of a kernel without dynamic shared memory: the block size that
+// maximises occupancy, how many such blocks an SM keeps, the threads the whole GPU keeps, registers.
+struct kernel_occupancy {
+  int block = 0;
+  int blocks_per_sm = 0;
+  std::uint64_t threads = 0;
+  int registers = 0;
+};
+
+inline kernel_occupancy occupancy_of(const void* kernel, const cudaDeviceProp& device) {
+  kernel_occupancy o;
+  int min_grid = 0;
+  check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &o.block, kernel, 0, 0), "cudaOccupancyMaxPotentialBlockSize");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, kernel, o.block, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  o.registers = attributes.numRegs;
+  o.threads = static_cast<std::uint64_t>(device.multiProcessorCount) * o.blocks_per_sm * o.block;
+  return o;
+}
+
 // Launches Algorithm 2's plan for `threads` threads, `block` per block: launch_one(grid, work) starts
 // one kernel. Fills the value, the thread count and the compute seconds of `result`.
 template <class Sum, class Product, class LaunchOne>
@@ -78,17 +100,13 @@ permanent_result run_ryser_kernel(const std::string& engine, int n, std::int64_t
   result.engine = engine;
   result.n = n;
   result.nnz = nnz;
-  int min_grid = 0, block = 0, blocks_per_sm = 0;
-  check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, 0), "cudaOccupancyMaxPotentialBlockSize");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-  result.registers_per_thread = attributes.numRegs;
-  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  const kernel_occupancy occupancy = occupancy_of(reinterpret_cast<const void*>(kernel), device);
+  const int block = occupancy.block;
+  const std::uint64_t threads = occupancy.threads;
+  result.registers_per_thread = occupancy.registers;
   device_buffer<Sum> partial(threads);
   device_buffer<Value> global(static_cast<std::size_t>(global_rows) * threads);
-  result.plan = plan_text + "; " + device_description(device) + ", " + std::to_string(attributes.numRegs) + " registers; ";
+  result.plan = plan_text + "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
   run_ryser_launches(result, n, start_term, threads, block, partial,
                      [&](unsigned grid, const launch& work) { kernel<<<grid, block>>>(work, partial.data(), global.data(), threads); },
                      options);
