@@ -4,8 +4,7 @@
 //   sparseperm_add_matrix(example_gpu_permanent data/domino_8x6.mtx)
 //
 // Exit codes: 0 success, 1 a wrong count, 77 no CUDA device (skipped, unless SPARSEPERM_REQUIRE_GPU=1).
-#include <sparseperm/gpu/cuda_support.cuh>
-#include <sparseperm/permanent.cuh>
+#include <sparseperm/perm.cuh>  // compiled by nvcc: the GPU engines too
 
 #include <cstdio>
 #include <cstdlib>

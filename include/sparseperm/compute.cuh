@@ -91,7 +91,8 @@ inline std::optional<std::string> engine_unavailable(const engine_description& e
 #else
   if (cuda_devices() == 0) return "there is no CUDA device on this machine";
   if (engine.kind == engine_kind::gpu_generated && pipeline_compiler(options.pipeline).empty()) {
-    return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set SPARSEPERM_NVCC)";
+    return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set "
+           "SPARSEPERM_NVCC to its path)";
   }
   return std::nullopt;
 #endif

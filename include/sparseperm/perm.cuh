@@ -3,10 +3,11 @@
 //
 //   sparseperm::read_matrix_market(path)        a file's matrix (runtime/matrix_market.cuh)
 //   sparseperm::compute_permanent(matrix, opt)  structure check, engine choice, the result record
+//   sparseperm::permanent<M>(options)           a generated matrix type on the GPU (compiled by nvcc)
 //   sparseperm::permanent_cpu_sparse(...) etc.  the engines themselves (engines/)
 //
 // The compile-time building blocks (Gray-code facts, launch plans, orderings, partitions) are
-// constexpr and usable from device code.
+// constexpr and usable from device code. Compiled by nvcc, this header also brings the GPU engines.
 #include "column_masks.cuh"
 #include "compute.cuh"
 #include "config.cuh"
@@ -25,3 +26,12 @@
 #include "runtime/matching.cuh"
 #include "runtime/matrix_market.cuh"
 #include "runtime/sparse_matrix.cuh"
+#include "codegen.cuh"
+#include "pattern.cuh"
+#include "ryser_plan.cuh"
+#include "structure.cuh"
+#if defined(__CUDACC__)
+#  include "engines/gpu_sparse.cuh"
+#  include "gpu/module_runner.cuh"
+#  include "permanent.cuh"
+#endif

@@ -4,6 +4,7 @@
 
 #include <sparseperm/detail/json_reader.cuh>
 
+#include <algorithm>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -47,4 +48,20 @@ TEST_CASE("auto takes a GPU engine for n >= 28") {
   CHECK(v["engine"].as_string().rfind("gpu-", 0) == 0);
   const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
   CHECK(v["value"].as_number() == doctest::Approx(cpu["value"].as_number()).epsilon(1e-10));
+}
+
+TEST_CASE("nvcc missing or failing: one clear line, exit code 2") {
+  const std::string file = (cli_test::scratch_dir() / "g12.mtx").string();
+  REQUIRE(run("generate --n 12 --density 0.4 --seed 9 -o " + file).code == 0);
+  const std::string cache = " SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache-errors").string() + " ";
+  const auto missing = cli_test::run_raw("SPARSEPERM_NVCC=/nonexistent/nvcc" + cache + SPARSEPERM_CLI + " compute " + file +
+                                         " --engine gpu-hybrid");
+  CHECK(missing.code == 2);
+  CHECK(missing.out.empty());
+  CHECK(missing.err.rfind("error: engine 'gpu-hybrid' is not available: it compiles a program for each matrix and needs nvcc", 0) == 0);
+  const auto failing = cli_test::run_raw("SPARSEPERM_NVCC=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file + " --engine gpu-purereg");
+  CHECK(failing.code == 2);
+  CHECK(failing.out.empty());
+  CHECK(failing.err.rfind("error: compiling the gpu-purereg kernel failed (nvcc exit code 1); its messages are in ", 0) == 0);
+  CHECK(std::count(failing.err.begin(), failing.err.end(), '\n') == 1);
 }

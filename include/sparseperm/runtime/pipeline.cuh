@@ -92,9 +92,10 @@ inline int run_command(const std::string& command) {
 
 inline bool is_executable(const fs::path& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
 
+// The nvcc to use, or "" when there is none (a given path that is not an executable counts as none).
 inline std::string find_nvcc(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("SPARSEPERM_NVCC"); env && *env) return env;
+  if (!given.empty()) return is_executable(given) ? given : "";
+  if (const char* env = std::getenv("SPARSEPERM_NVCC"); env && *env) return is_executable(env) ? env : "";
   if (const char* path = std::getenv("PATH")) {
     std::stringstream dirs(path);
     for (std::string dir; std::getline(dirs, dir, ':');) {
@@ -218,8 +219,9 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
                                 " 2>&1";
     const int status = detail::run_command(command);
     if (status != 0) {
-      throw engine_error(engine_error::kind::failed, "compiling the " + options.engine + " kernel failed (nvcc exit code " +
-                                                         std::to_string(status) + "); its messages are in " + log.string());
+      // The engine cannot run this matrix here: the user's to see to (exit code 2), with nvcc's messages.
+      throw engine_error(engine_error::kind::unavailable, "compiling the " + options.engine + " kernel failed (nvcc exit code " +
+                                                              std::to_string(status) + "); its messages are in " + log.string());
     }
     fs::rename(temporary, result.cubin);
     result.compile_seconds = std::chrono::duration<double>(clock::now() - generated).count();
