@@ -140,17 +140,11 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
     result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   };
-  bool empty_line = false;
-  for (int k = 0; k < n; ++k) empty_line = empty_line || matrix.row_degree(k) == 0 || matrix.column_degree(k) == 0;
-  if (n == 0 || empty_line) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
+  if (n == 0 || matrix.has_empty_line()) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
     return finish();
   }
-
-  std::vector<int> column_order(n);
-  std::iota(column_order.begin(), column_order.end(), 0);
-  std::stable_sort(column_order.begin(), column_order.end(),
-                   [&](int a, int b) { return matrix.column_degree(a) < matrix.column_degree(b); });
+  const std::vector<int> column_order = matrix.columns_by_degree();
 
   std::uint64_t chunk = 0;
   std::string arithmetic;

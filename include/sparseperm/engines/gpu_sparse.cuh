@@ -128,18 +128,13 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
                        "n = " + std::to_string(n) + " exceeds the limit of engine 'gpu-sparse' (n <= 64)");
   }
   permanent_result result;
-  bool empty_line = n == 0;
-  for (int k = 0; k < n; ++k) empty_line = empty_line || matrix.row_degree(k) == 0 || matrix.column_degree(k) == 0;
-  if (empty_line) {  // 0×0: 1; an empty row or column: 0 (and Ryser needs n ≥ 1)
+  if (n == 0 || matrix.has_empty_line()) {  // 0×0: 1; an empty row or column: 0 (and Ryser needs n ≥ 1)
     result.engine = "gpu-sparse";
     result.n = n;
     result.nnz = matrix.nnz();
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
-    std::vector<int> column_order(n);
-    std::iota(column_order.begin(), column_order.end(), 0);
-    std::stable_sort(column_order.begin(), column_order.end(),
-                     [&](int a, int b) { return matrix.column_degree(a) < matrix.column_degree(b); });
+    const std::vector<int> column_order = matrix.columns_by_degree();
 #if SPARSEPERM_HAS_INT128
     if (detail::fits_int128(matrix, n - 1)) {
       result = detail::run_gpu_sparse<std::int64_t, detail::exact_sum>(matrix, column_order, options, "exact 128-bit integers");

@@ -100,6 +100,22 @@ class sparse_matrix {
   int column_degree(int j) const { return static_cast<int>(column_size(j)); }
   int row_degree(int i) const { return static_cast<int>(row_size(i)); }
 
+  // A row or column without nonzeros: every term of the permanent has a zero factor.
+  bool has_empty_line() const {
+    for (int k = 0; k < n_; ++k) {
+      if (row_size(k) == 0 || column_size(k) == 0) return true;
+    }
+    return false;
+  }
+
+  // The columns by ascending degree, ties by index: the sparse Ryser engines flip the first ones most.
+  std::vector<int> columns_by_degree() const {
+    std::vector<int> order(n_);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return column_size(a) < column_size(b); });
+    return order;
+  }
+
   // Every value is an integer of magnitude ≤ 2^53 (0/1 graphs, small-integer matrices).
   bool has_integer_values() const noexcept { return integer_values_; }
 
