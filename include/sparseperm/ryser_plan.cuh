@@ -17,6 +17,7 @@
 
 #include "column_masks.cuh"
 #include "config.cuh"
+#include "detail/int128_bound.cuh"
 #include "ordering.cuh"
 #include "pattern.cuh"
 
@@ -132,8 +133,7 @@ struct plan_start {
   static constexpr typename Plan::value value = Plan::data.x0[I];
 };
 
-// For integer matrices: do 128-bit integers hold every value of an exact run? With R_i = Σ_j |a_ij|,
-// |2x_i| ≤ R_i and the sums stay below 2^(n−1)·Π R_i; require Σ ceil(log2 R_i) + n − 1 ≤ 125.
+// For integer matrices: do 128-bit integers hold every value of an exact run? (int128_bound.cuh)
 template <CompileTimeMatrix M>
 constexpr bool fits_exact_arithmetic() {
 #if SPARSEPERM_HAS_INT128
@@ -141,14 +141,7 @@ constexpr bool fits_exact_arithmetic() {
   if (!a.integer_values()) return false;
   double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
   for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
-  int bits = M::pattern::n - 1;
-  for (int i = 0; i < M::pattern::n; ++i) {
-    if (row_sums[i] == 0) continue;  // an empty row keeps x_i = 0: every product is 0
-    int b = 0;
-    for (double r = 1; r < row_sums[i]; r *= 2) ++b;  // ceil(log2 R_i)
-    bits += b;
-  }
-  return bits <= 125;
+  return detail::int128_bound_holds(row_sums, M::pattern::n, M::pattern::n - 1);
 #else
   return false;
 #endif

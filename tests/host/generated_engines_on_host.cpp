@@ -70,6 +70,8 @@ struct check_matrix {
     const sp::sparse_matrix runtime = sp::to_sparse_matrix<M>();
     const sp::permanent_result reference = sp::permanent_reference(runtime);
     using arith = sp::automatic_arithmetic<M>;
+    // One 128-bit bound for the run-time engines and the generated kernels.
+    CHECK(sp::detail::fits_int128(runtime, runtime.n() > 0 ? runtime.n() - 1 : 0) == sp::fits_exact_arithmetic<M>());
     using pure = sp::purereg_plan<M, arith>;
     using hybrid = sp::hybrid_plan<M, arith>;
     CAPTURE(M::name);

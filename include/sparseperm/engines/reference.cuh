@@ -146,7 +146,7 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   const bool brute = n <= reference_brute_force_max_n;
   result.plan = brute ? "brute force over all permutations" : "dense Nijenhuis-Wilf Ryser";
 #if SPARSEPERM_HAS_INT128
-  if (detail::fits_int128(matrix, brute ? 0.0L : static_cast<long double>(n > 0 ? n - 1 : 0))) {
+  if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
     const detail::int128 exact = brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix);
     result.value = static_cast<double>(exact);
     result.permanent = detail::to_decimal(exact);
