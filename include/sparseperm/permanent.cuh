@@ -58,16 +58,19 @@ permanent_result run_generated_engine(const gpu_options& options) {
       const gpu::launch_options launch{options.device, options.progress};
       if constexpr (std::is_same_v<Engine, purereg_engine>) {
         using plan = purereg_plan<M, arith>;
-        return gpu::run_ryser_kernel<sum>(Engine::name, n, M::pattern::nnz, plan::start_term, &purereg_kernel<plan, sum>, 0,
-                                          std::string(degree_order::name) + "; x in registers; " + arith::name, launch);
+        result.plan = std::string(degree_order::name) + "; x in registers; " + arith::name;
+        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
+                                                         reinterpret_cast<const void*>(&purereg_kernel<plan, sum>), 0, launch);
       } else {
         using plan = hybrid_plan<M, arith>;
-        const std::string text = std::string(permanent_order::name) + "; " + std::to_string(plan::k) +
-                                 " rows of x in registers, columns 1.." + std::to_string(plan::c + 1) +
-                                 " register-only, the global rows' product cached; " + arith::name;
-        return gpu::run_ryser_kernel<sum>(Engine::name, n, M::pattern::nnz, plan::start_term, &hybrid_kernel<plan, sum>,
-                                          plan::global_rows, text, launch);
+        result.plan = std::string(permanent_order::name) + "; " + std::to_string(plan::k) +
+                      " rows of x in registers, columns 1.." + std::to_string(plan::c + 1) +
+                      " register-only, the global rows' product cached; " + arith::name;
+        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
+                                                         reinterpret_cast<const void*>(&hybrid_kernel<plan, sum>),
+                                                         plan::global_rows, launch);
       }
+      return result;
     }
   }
 }

@@ -33,33 +33,6 @@ class loaded_library {
   cudaLibrary_t library_{};
 };
 
-namespace detail {
-
-template <class Sum, class Value, class Product>
-void run_module_kernel(permanent_result& result, const module_info& info, Product start_term, const void* kernel,
-                       const launch_options& options) {
-  const cudaDeviceProp device = select_device(options.device, result.engine);
-  const kernel_occupancy occupancy = occupancy_of(kernel, device);
-  const int block = occupancy.block;
-  const std::uint64_t threads = occupancy.threads;
-  result.registers_per_thread = occupancy.registers;
-  device_buffer<Sum> partial(threads);
-  device_buffer<Value> global(static_cast<std::size_t>(info.global_rows) * threads);
-  result.plan += "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
-  Sum* partial_data = partial.data();
-  Value* global_data = global.data();
-  std::uint64_t stride = threads;
-  run_ryser_launches(result, info.n, start_term, threads, block, partial,
-                     [&](unsigned grid, const launch& work) {
-                       launch w = work;
-                       void* arguments[] = {&w, &partial_data, &global_data, &stride};
-                       check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
-                     },
-                     options);
-}
-
-}  // namespace detail
-
 inline permanent_result run_module(const std::string& cubin, const std::string& engine, const launch_options& options) {
   select_device(options.device, engine);
   const loaded_library library(cubin);
@@ -91,11 +64,11 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
 #if SPARSEPERM_HAS_INT128
   if (info.exact) {
     const __int128 start = (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
-    detail::run_module_kernel<sparseperm::detail::exact_sum, std::int64_t>(result, info, start, function, options);
+    run_ryser_kernel<sparseperm::detail::exact_sum, std::int64_t>(result, start, function, info.global_rows, options);
     return result;
   }
 #endif
-  detail::run_module_kernel<sparseperm::detail::plain_sum, double>(result, info, info.start_value, function, options);
+  run_ryser_kernel<sparseperm::detail::plain_sum, double>(result, info.start_value, function, info.global_rows, options);
   return result;
 }
 

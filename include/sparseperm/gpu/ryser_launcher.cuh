@@ -90,27 +90,29 @@ void run_ryser_launches(permanent_result& result, int n, Product start_term, std
                  std::to_string(threads) + " threads, " + std::to_string(block) + " per block";
 }
 
-// A generated kernel (static shared memory only): occupancy from the CUDA API, then the launches.
+// A generated kernel (static shared memory only), compiled in or loaded from a module: occupancy
+// from the CUDA API, then the launches. Its signature is (launch, Sum*, Value*, uint64_t stride).
+// Appends the device and the launches to result.plan.
 template <class Sum, class Value, class Product>
-permanent_result run_ryser_kernel(const std::string& engine, int n, std::int64_t nnz, Product start_term,
-                                  void (*kernel)(launch, Sum*, Value*, std::uint64_t), int global_rows,
-                                  const std::string& plan_text, const launch_options& options) {
-  const cudaDeviceProp device = select_device(options.device, engine);
-  permanent_result result;
-  result.engine = engine;
-  result.n = n;
-  result.nnz = nnz;
-  const kernel_occupancy occupancy = occupancy_of(reinterpret_cast<const void*>(kernel), device);
+void run_ryser_kernel(permanent_result& result, Product start_term, const void* kernel, int global_rows,
+                      const launch_options& options) {
+  const cudaDeviceProp device = select_device(options.device, result.engine);
+  const kernel_occupancy occupancy = occupancy_of(kernel, device);
   const int block = occupancy.block;
-  const std::uint64_t threads = occupancy.threads;
+  std::uint64_t threads = occupancy.threads;
   result.registers_per_thread = occupancy.registers;
   device_buffer<Sum> partial(threads);
   device_buffer<Value> global(static_cast<std::size_t>(global_rows) * threads);
-  result.plan = plan_text + "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
-  run_ryser_launches(result, n, start_term, threads, block, partial,
-                     [&](unsigned grid, const launch& work) { kernel<<<grid, block>>>(work, partial.data(), global.data(), threads); },
+  result.plan += "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
+  Sum* partial_data = partial.data();
+  Value* global_data = global.data();
+  run_ryser_launches(result, result.n, start_term, threads, block, partial,
+                     [&](unsigned grid, const launch& work) {
+                       launch w = work;
+                       void* arguments[] = {&w, &partial_data, &global_data, &threads};
+                       check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
+                     },
                      options);
-  return result;
 }
 
 }  // namespace sparseperm::gpu
