@@ -10,22 +10,22 @@
 
 namespace sparseperm::detail {
 
-// x[row] ± a(row, J) for the nonzeros of column J, every row < K held in `x` (registers). A fold
-// over the column's entries, not a loop of lambdas: one instantiation per column keeps nvcc fast.
-template <class Plan, bool Inclusion, int Begin, int K, int... E>
-SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, E...>) {
+// x[row] + sign·a(row, J) for the nonzeros of column J (sign = ±1), every row < K held in `x`
+// (registers). One code per column for both directions: sign·a is exact, so on the GPU each update is
+// a single fused multiply-add with the value as an operand, where separate inclusion and exclusion
+// code made the compiler select the signed constant at run time. A fold over the column's entries,
+// not a loop of lambdas: one instantiation per column keeps nvcc fast.
+template <class Plan, int Begin, int K, int... E>
+SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], typename Plan::value sign,
+                                                       std::integer_sequence<int, E...>) {
   static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
-  if constexpr (Inclusion) {
-    ((x[plan_nonzero<Plan, Begin + E>::row] += plan_nonzero<Plan, Begin + E>::value), ...);
-  } else {
-    ((x[plan_nonzero<Plan, Begin + E>::row] -= plan_nonzero<Plan, Begin + E>::value), ...);
-  }
+  ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
 }
 
-template <class Plan, int J, bool Inclusion, int K>
-SPARSEPERM_HOST_DEVICE inline void flip_registers(typename Plan::value (&x)[K]) {
+template <class Plan, int J, int K>
+SPARSEPERM_HOST_DEVICE inline void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
   using column = plan_column<Plan, J>;
-  flip_registers_impl<Plan, Inclusion, column::begin>(x, std::make_integer_sequence<int, column::end - column::begin>{});
+  flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
 // Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent

@@ -3,8 +3,12 @@
 // registers.
 //
 //   static_for<B, E>(f)      f(integral_constant<int, B>), ..., f(integral_constant<int, E − 1>)
-//   static_dispatch<E>(j, f) f(integral_constant<int, j>) for the runtime j ∈ [0, E): a chain of
-//                            compares in index order, cheapest for j = 0 (the most frequent column)
+//   static_dispatch<E>(j, f) f(integral_constant<int, j>) for the runtime j ∈ [0, E), E ≤ 64:
+//                            tests for j = 0 and 1 (half and a quarter of the Gray steps), then a
+//                            switch. Measured on an H100 (n = 40, both generated engines): a chain
+//                            of compares was up to 35% slower at p = 0.1 (nvcc speculated the cheap
+//                            cases and copied every live x register at each exit of the chain) and
+//                            3-4% faster at p = 0.3 and 0.5.
 #include <type_traits>
 #include <utility>
 
@@ -22,14 +26,29 @@ SPARSEPERM_HOST_DEVICE inline void static_for(F&& f) {
   if constexpr (End > Begin) static_for_impl<Begin>(f, std::make_integer_sequence<int, End - Begin>{});
 }
 
-template <class F, int... J>
-SPARSEPERM_HOST_DEVICE inline void static_dispatch_impl(int j, F&& f, std::integer_sequence<int, J...>) {
-  ((j == J ? (f(std::integral_constant<int, J>{}), true) : false) || ...);
-}
+#define SPARSEPERM_DISPATCH_CASE(J) \
+  case J:                           \
+    if constexpr (J < End) f(std::integral_constant<int, J>{}); \
+    break;
+#define SPARSEPERM_DISPATCH_CASES8(J)                                                                   \
+  SPARSEPERM_DISPATCH_CASE(J) SPARSEPERM_DISPATCH_CASE(J + 1) SPARSEPERM_DISPATCH_CASE(J + 2)           \
+  SPARSEPERM_DISPATCH_CASE(J + 3) SPARSEPERM_DISPATCH_CASE(J + 4) SPARSEPERM_DISPATCH_CASE(J + 5)       \
+  SPARSEPERM_DISPATCH_CASE(J + 6) SPARSEPERM_DISPATCH_CASE(J + 7)
 
 template <int End, class F>
 SPARSEPERM_HOST_DEVICE inline void static_dispatch(int j, F&& f) {
-  if constexpr (End > 0) static_dispatch_impl(j, f, std::make_integer_sequence<int, End>{});
+  static_assert(End <= 64, "static_dispatch: at most 64 cases");
+  if (j == 0) { if constexpr (0 < End) f(std::integral_constant<int, 0>{}); return; }
+  if (j == 1) { if constexpr (1 < End) f(std::integral_constant<int, 1>{}); return; }
+  switch (j) {
+    SPARSEPERM_DISPATCH_CASES8(0) SPARSEPERM_DISPATCH_CASES8(8) SPARSEPERM_DISPATCH_CASES8(16)
+    SPARSEPERM_DISPATCH_CASES8(24) SPARSEPERM_DISPATCH_CASES8(32) SPARSEPERM_DISPATCH_CASES8(40)
+    SPARSEPERM_DISPATCH_CASES8(48) SPARSEPERM_DISPATCH_CASES8(56)
+    default:
+      break;
+  }
 }
+#undef SPARSEPERM_DISPATCH_CASES8
+#undef SPARSEPERM_DISPATCH_CASE
 
 }  // namespace sparseperm::detail

@@ -2,11 +2,11 @@
 // The `gpu-purereg` engine: the paper's CodeGen-PureReg.
 //
 // Specialised to one matrix type at compile time: the columns sorted by ascending degree, every
-// entry of x in a register, an inclusion and an exclusion update per column expanded from the
-// column's nonzeros with the values as constants, and an unrolled product (a balanced tree). Each
-// thread owns an aligned power-of-two chunk of Gray steps (Algorithm 2), so all lanes of a warp take
-// the same column at the same step; the column's code is picked by a chain of compares in column
-// order, which costs about two compares per step because column j flips in a 2^−(j+1) share.
+// entry of x in a register, each column's update expanded from its nonzeros with the values as
+// constants (x + sign·a: one fused multiply-add per nonzero for both directions), and an unrolled
+// product (a balanced tree). Each thread owns an aligned power-of-two chunk of Gray steps
+// (Algorithm 2), so all lanes of a warp take the same column at the same step; the column's code is
+// picked by a `switch` (static_dispatch), uniform across the warp.
 //
 // purereg_steps is the whole per-thread loop, callable on the host too (the tests run it there).
 #include <cstdint>
@@ -35,17 +35,11 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::load_start_registers<Plan>(x);
   const std::uint64_t included = gray(first - 1);
   detail::static_for<0, n - 1>([&](auto j) {
-    if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value, true>(x);
+    if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value>(x, value{1});
   });
   detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
-    detail::static_dispatch<n - 1>(j, [&](auto column) {
-      constexpr int J = decltype(column)::value;
-      if (inclusion) {
-        detail::flip_registers<Plan, J, true>(x);
-      } else {
-        detail::flip_registers<Plan, J, false>(x);
-      }
-    });
+    const value sign = inclusion ? value{1} : value{-1};
+    detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
     const product p = detail::product_tree<product, 0, n>(x);
     sum.add(odd ? -p : p);
   });
