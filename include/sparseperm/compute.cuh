@@ -4,18 +4,22 @@
 // Every call returns the same record (result.cuh). A 0×0 matrix has permanent 1; a matrix without a
 // perfect matching (structural rank < n) has permanent 0, found by matching before any engine runs.
 //
-// Engines: cpu-sparse and reference everywhere; gpu-sparse where this translation unit is compiled
-// by nvcc and a CUDA device is present; gpu-purereg and gpu-hybrid through the pipeline (a program
-// kernel generated and compiled for the matrix), which also needs nvcc at run time. `auto` takes a GPU
-// engine for n ≥ 28 when it can (gpu-hybrid, else gpu-sparse), and cpu-sparse otherwise.
+// Engines: dp, cpu-sparse and reference everywhere; gpu-sparse where this translation unit is
+// compiled by nvcc and a CUDA device is present; gpu-purereg and gpu-hybrid through the pipeline (a
+// kernel generated and compiled for the matrix), which also needs nvcc at run time. `auto` follows
+// the planner (planner.cuh): fine blocks, degree reductions, the cheapest engine for each block.
 #include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "detail/big_integer.cuh"
+#include "engine_catalog.cuh"
 #include "engine_error.cuh"
 #include "engines/cpu_sparse.cuh"
+#include "engines/dp.cuh"
+#include "planner.cuh"
 #include "engines/reference.cuh"
 #include "progress.cuh"
 #include "result.cuh"
@@ -29,89 +33,9 @@
 
 namespace sparseperm {
 
-enum class engine_kind { host, gpu_runtime, gpu_generated };
-
-struct engine_description {
-  std::string_view name;
-  std::string_view summary;
-  int max_n;
-  engine_kind kind;
-};
-
-inline constexpr engine_description all_engines[] = {
-    {"gpu-hybrid", "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers",
-     max_ryser_n, engine_kind::gpu_generated},
-    {"gpu-purereg", "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers", max_ryser_n,
-     engine_kind::gpu_generated},
-    {"gpu-sparse", "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory", max_ryser_n,
-     engine_kind::gpu_runtime},
-    {"cpu-sparse", "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP",
-     cpu_sparse_max_n, engine_kind::host},
-    {"reference", "brute force (n <= 10) or dense Ryser (n <= 26); long double, exact for integer matrices",
-     reference_ryser_max_n, engine_kind::host},
-};
-
-struct compute_options {
-  std::string engine = "auto";
-  int threads = 0;                       // CPU threads; 0: all that OpenMP offers
-  int device = 0;                        // CUDA device of the GPU engines
-  progress_counter* progress = nullptr;
-  std::string source_name = "matrix";    // what generated headers say they came from
-  pipeline_options pipeline;             // where the generated engines compile (defaults: see pipeline.cuh)
-};
-
-inline std::string engine_names() {
-  std::string names = "auto";
-  for (const auto& e : all_engines) names += ", " + std::string(e.name);
-  return names;
-}
-
-inline const engine_description* find_engine(std::string_view name) {
-  for (const auto& e : all_engines) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
-// CUDA devices this program can use (0 where it was compiled without nvcc).
-inline int cuda_devices() {
-#if defined(__CUDACC__)
-  return gpu::device_count();
-#else
-  return 0;
-#endif
-}
-
-// Why an engine cannot run on this machine with this build, or nothing when it can.
-inline std::optional<std::string> engine_unavailable(const engine_description& engine, const compute_options& options = {}) {
-  if (engine.kind == engine_kind::host) return std::nullopt;
-#if !defined(__CUDACC__)
-  (void)options;
-  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
-#else
-  if (cuda_devices() == 0) return "there is no CUDA device on this machine";
-  if (engine.kind == engine_kind::gpu_generated && pipeline_compiler(options.pipeline).empty()) {
-    return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set "
-           "SPARSEPERM_NVCC to its path)";
-  }
-  return std::nullopt;
-#endif
-}
-
-// The engine that `name` means for an n×n matrix; throws engine_error when there is none.
+// The engine that `name` means for an n×n matrix; throws engine_error when there is none. (`auto`
+// is the planner's, and needs no check here.)
 inline const engine_description& resolve_engine(const std::string& name, int n, const compute_options& options = {}) {
-  if (name == "auto") {
-    const auto usable = [&](std::string_view engine) {
-      const engine_description* e = find_engine(engine);
-      return n <= e->max_n && !engine_unavailable(*e, options);
-    };
-    if (n >= 28 && usable("gpu-hybrid")) return *find_engine("gpu-hybrid");
-    if (n >= 28 && usable("gpu-sparse")) return *find_engine("gpu-sparse");
-    if (usable("cpu-sparse")) return *find_engine("cpu-sparse");
-    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) +
-                                                          " exceeds the limit of every engine in this build (the largest is "
-                                                          "cpu-sparse, n <= " + std::to_string(cpu_sparse_max_n) + ")");
-  }
   const engine_description* engine = find_engine(name);
   if (engine == nullptr) {
     throw engine_error(engine_error::kind::unknown_engine, "unknown engine '" + name + "' (engines: " + engine_names() + ")");
@@ -126,25 +50,42 @@ inline const engine_description& resolve_engine(const std::string& name, int n, 
   return *engine;
 }
 
-inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  const int n = matrix.n();
-  const engine_description& engine = resolve_engine(options.engine, n, options);
+inline std::string format_count(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
 
-  const bipartite_matching matching = maximum_matching(matrix);
-  const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
+// The dp engine on the whole matrix, with the best column order it finds.
+inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 0) {
+  const auto start = std::chrono::steady_clock::now();
+  const dp_order order = dp_orders(matrix).front();
+  const dp_value v = permanent_dp_value(matrix, order, threads);
   permanent_result result;
-  if (n == 0 || matching.size < n) {
-    result.engine = "structure";
-    result.n = n;
-    result.nnz = matrix.nnz();
-    set_exact_value(result, n == 0 ? 1 : 0,
-                    n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
-                           : "structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
-                                 std::to_string(n) + " rows, so every term has a zero factor");
-  } else if (engine.name == "cpu-sparse") {
+  result.engine = "dp";
+  result.n = matrix.n();
+  result.nnz = matrix.nnz();
+  result.threads = dp_threads(threads);
+  if (v.exact) {
+    result.exact = true;
+    result.permanent = v.exact_value.to_decimal();
+    result.value = v.value;
+  } else {
+    set_floating_value(result, v.value);
+  }
+  result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
+                std::to_string(v.peak_states) + " states at most; " + format_count(v.transitions) + " transitions; " + v.arithmetic;
+  result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+// `engine` on a matrix with a perfect matching.
+inline permanent_result run_engine(const sparse_matrix& matrix, const engine_description& engine, const compute_options& options) {
+  permanent_result result;
+  if (engine.name == "cpu-sparse") {
     result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress});
+  } else if (engine.name == "dp") {
+    result = permanent_dp(matrix, options.threads);
   } else if (engine.name == "reference") {
     result = permanent_reference(matrix);
   } else {
@@ -165,6 +106,80 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
       result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
     }
 #endif
+  }
+  return result;
+}
+
+// Runs a plan: each block on its engine, the product of the blocks and the factors.
+inline permanent_result run_plan(const permanent_plan& plan, const compute_options& options) {
+  permanent_result result;
+  result.engine = plan_engines(plan);
+  result.n = plan.n;
+  result.nnz = plan.nnz;
+  result.plan = summarize_plan(plan);
+  if (plan.zero) {
+    set_exact_value(result, 0, plan.zero_reason);
+    return result;
+  }
+  bool exact = plan.integer;
+  detail::big_integer exact_value = plan.factor;
+  double value = plan.factor_value;
+  for (const auto& block : plan.blocks) {
+    const permanent_result r = block.engine == "dp" ? [&] {
+      const dp_value v = permanent_dp_value(block.matrix, block.order, options.threads);
+      permanent_result p;
+      p.exact = v.exact;
+      p.value = v.value;
+      p.permanent = v.exact ? v.exact_value.to_decimal() : format_double(v.value);
+      p.threads = dp_threads(options.threads);
+      return p;
+    }()
+                                                    : run_engine(block.matrix, *find_engine(block.engine), options);
+    exact = exact && r.exact;
+    if (exact) exact_value = exact_value * detail::big_integer::from_decimal(r.permanent);
+    value *= r.value;
+    result.threads = std::max(result.threads, r.threads);
+    result.registers_per_thread = std::max(result.registers_per_thread, r.registers_per_thread);
+    result.seconds.codegen += r.seconds.codegen;
+    result.seconds.compile += r.seconds.compile;
+  }
+  if (exact) {
+    result.exact = true;
+    result.permanent = exact_value.to_decimal();
+    result.value = exact_value.to_double();
+  } else {
+    set_floating_value(result, value);
+  }
+  return result;
+}
+
+inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const int n = matrix.n();
+  permanent_result result;
+  if (options.engine == "auto") {
+    const permanent_plan plan = make_plan(matrix, options);
+    const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
+    result = run_plan(plan, options);
+    result.seconds.plan = plan_seconds;
+    result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();
+    result.seconds.compute = result.seconds.total - plan_seconds - result.seconds.codegen - result.seconds.compile;
+    return result;
+  }
+  const engine_description& engine = resolve_engine(options.engine, n, options);
+  const bipartite_matching matching = maximum_matching(matrix);
+  const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
+  if (n == 0 || matching.size < n) {
+    result.engine = "structure";
+    result.n = n;
+    result.nnz = matrix.nnz();
+    set_exact_value(result, n == 0 ? 1 : 0,
+                    n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
+                           : "structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
+                                 std::to_string(n) + " rows, so every term has a zero factor");
+  } else {
+    result = run_engine(matrix, engine, options);
   }
   result.seconds.plan = plan_seconds;
   result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();

@@ -3,6 +3,7 @@
 //
 //   sparseperm::read_matrix_market(path)        a file's matrix (runtime/matrix_market.cuh)
 //   sparseperm::compute_permanent(matrix, opt)  structure check, engine choice, the result record
+//   sparseperm::make_plan(matrix)               what `auto` would do: blocks, reductions, estimates
 //   sparseperm::permanent<M>(options)           a generated matrix type on the GPU (compiled by nvcc)
 //   sparseperm::permanent_cpu_sparse(...) etc.  the engines themselves (engines/)
 //
@@ -12,19 +13,24 @@
 #include "compute.cuh"
 #include "config.cuh"
 #include "engine_error.cuh"
+#include "engine_catalog.cuh"
 #include "engines/cpu_sparse.cuh"
+#include "engines/dp.cuh"
 #include "engines/reference.cuh"
 #include "gray_code.cuh"
 #include "launch_parameters.cuh"
 #include "occupancy.cuh"
 #include "ordering.cuh"
+#include "planner.cuh"
 #include "progress.cuh"
 #include "result.cuh"
 #include "result_json.cuh"
+#include "runtime/block_decomposition.cuh"
 #include "runtime/generator.cuh"
 #include "runtime/input_error.cuh"
 #include "runtime/matching.cuh"
 #include "runtime/matrix_market.cuh"
+#include "runtime/reductions.cuh"
 #include "runtime/sparse_matrix.cuh"
 #include "codegen.cuh"
 #include "pattern.cuh"

@@ -139,16 +139,38 @@ inline int run_inspect(int argc, char** argv) {
     std::printf("  %-12s %-20s %s\n", std::string(e.name).c_str(), state.c_str(), std::string(e.summary).c_str());
     if (why && n <= e.max_n) std::printf("  %-12s %-20s (%s)\n", "", "", why->c_str());
   }
-  if (rank < n) {
-    std::printf("compute would answer 0 from the structure, without an engine\n");
-  } else if (n == 0) {
-    std::printf("compute would answer 1 (the 0 x 0 matrix), without an engine\n");
-  } else {
-    try {
-      std::printf("compute --engine auto would run: %s\n", std::string(resolve_engine("auto", n).name).c_str());
-    } catch (const engine_error& e) {
-      std::printf("compute --engine auto cannot run: %s\n", e.what());
+  std::printf("\nplan of 'compute --engine auto' (structure first, then the cheapest engine per block):\n");
+  try {
+    const permanent_plan plan = make_plan(m);
+    if (plan.zero) {
+      std::printf("  permanent 0, without an engine: %s\n", plan.zero_reason.c_str());
+    } else if (n == 0) {
+      std::printf("  permanent 1 (the 0 x 0 matrix), without an engine\n");
+    } else {
+      std::string sizes;
+      for (const int size : plan.fine_block_sizes) sizes += (sizes.empty() ? "" : " ") + std::to_string(size);
+      std::printf("  Dulmage-Mendelsohn fine blocks   %d (sizes %s)\n", plan.fine_blocks, sizes.c_str());
+      std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one, plan.degree_two,
+                  plan.integer ? "" : " (merges only on integer matrices)");
+      std::printf("  1 x 1 blocks (factors)           %d\n", plan.trivial_blocks);
+      std::printf("  blocks left for an engine        %zu\n", plan.blocks.size());
+      for (const auto& b : plan.blocks) {
+        std::printf("\n  block %d x %d, %lld nonzeros: dp frontier %d rows (%s order), %.3g states at most, %.3g transitions\n",
+                    b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
+                    b.order.peak_states, b.order.transitions);
+        for (const auto& e : b.estimates) {
+          if (e.seconds) {
+            std::printf("    %-12s %-22s%s%s\n", e.engine.c_str(), format_seconds(*e.seconds).c_str(),
+                        e.engine == "dp" ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "", e.engine == b.engine ? "   <- chosen" : "");
+          } else {
+            std::printf("    %-12s cannot: %s\n", e.engine.c_str(), e.why.c_str());
+          }
+        }
+      }
+      std::printf("\ncompute --engine auto would run: %s\n", plan_engines(plan).c_str());
     }
+  } catch (const engine_error& e) {
+    std::printf("  compute --engine auto cannot run: %s\n", e.what());
   }
   return 0;
 }
