@@ -4,6 +4,7 @@
 //   permanent (string: the exact integer when exact, else %.17g), value, exact, error_bound (number
 //   or null), engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen,
 //   compile, compute, total}
+#include <cmath>
 #include <string>
 
 #include "detail/json.cuh"
@@ -19,7 +20,13 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
       .measurement("compute", r.seconds.compute)
       .measurement("total", r.seconds.total);
   json::object out;
-  out.string("permanent", r.permanent).number("value", r.value).boolean("exact", r.exact);
+  out.string("permanent", r.permanent);
+  if (std::isfinite(r.value)) {
+    out.number("value", r.value);
+  } else {
+    out.null("value");  // an exact permanent beyond the range of double: only the string holds it
+  }
+  out.boolean("exact", r.exact);
   if (r.error_bound) {
     out.number("error_bound", *r.error_bound);
   } else {

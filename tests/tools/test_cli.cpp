@@ -49,7 +49,7 @@ TEST_CASE("--help everywhere") {
 
 TEST_CASE("compute --json keeps its contract") {
   const std::string file = write_file("ones7.mtx", ones_matrix(7));
-  for (const char* engine : {"cpu-sparse", "reference", "auto"}) {
+  for (const char* engine : {"cpu-sparse", "dp", "reference", "auto"}) {
     const auto r = run("compute " + file + " --engine " + engine + " --json");
     CAPTURE(engine);
     REQUIRE(r.code == 0);
@@ -160,7 +160,7 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string dir = cli_test::scratch_dir().string();
   check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
-  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, reference)");
+  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, dp, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");
@@ -202,12 +202,13 @@ TEST_CASE("inspect shows structure and plans") {
   CHECK(r.code == 0);
   for (const char* part : {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
                            "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
+                           "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows",
                            "compute --engine auto would run: cpu-sparse"}) {
     CAPTURE(part);
     CHECK(r.out.find(part) != std::string::npos);
   }
   const std::string singular = write_file("singular2.mtx", general + "2 2 2\n1 1 1\n2 1 1\n");
-  CHECK(run("inspect " + singular).out.find("compute would answer 0 from the structure") != std::string::npos);
+  CHECK(run("inspect " + singular).out.find("permanent 0, without an engine: structurally singular") != std::string::npos);
 }
 
 TEST_CASE("bench prints a table and writes CSV") {

@@ -16,7 +16,7 @@ namespace sparseperm::detail {
 // code made the compiler select the signed constant at run time. A fold over the column's entries,
 // not a loop of lambdas: one instantiation per column keeps nvcc fast.
 template <class Plan, int Begin, int K, int... E>
-SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], typename Plan::value sign,
+SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], [[maybe_unused]] typename Plan::value sign,
                                                        std::integer_sequence<int, E...>) {
   static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
   ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
