@@ -56,16 +56,15 @@ inline std::string format_count(double v) {
   return buffer;
 }
 
-// The dp engine on the whole matrix, with the best column order it finds.
-inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 0) {
+// The dp engine on a matrix, in the column order `order` (dp_orders).
+inline permanent_result permanent_dp(const sparse_matrix& matrix, const dp_order& order, int threads = 0) {
   const auto start = std::chrono::steady_clock::now();
-  const dp_order order = dp_orders(matrix).front();
   const dp_value v = permanent_dp_value(matrix, order, threads);
   permanent_result result;
   result.engine = "dp";
   result.n = matrix.n();
   result.nnz = matrix.nnz();
-  result.threads = dp_threads(threads);
+  result.threads = detail::engine_threads(threads);
   if (v.exact) {
     result.exact = true;
     result.permanent = v.exact_value.to_decimal();
@@ -77,6 +76,11 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 
                 std::to_string(v.peak_states) + " states at most; " + format_count(v.transitions) + " transitions; " + v.arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+// The dp engine on the whole matrix, with the best column order it finds.
+inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 0) {
+  return permanent_dp(matrix, dp_orders(matrix).front(), threads);
 }
 
 // `engine` on a matrix with a perfect matching.
@@ -125,15 +129,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   detail::big_integer exact_value = plan.factor;
   double value = plan.factor_value;
   for (const auto& block : plan.blocks) {
-    const permanent_result r = block.engine == "dp" ? [&] {
-      const dp_value v = permanent_dp_value(block.matrix, block.order, options.threads);
-      permanent_result p;
-      p.exact = v.exact;
-      p.value = v.value;
-      p.permanent = v.exact ? v.exact_value.to_decimal() : format_double(v.value);
-      p.threads = dp_threads(options.threads);
-      return p;
-    }()
+    const permanent_result r = block.engine == "dp" ? permanent_dp(block.matrix, block.order, options.threads)
                                                     : run_engine(block.matrix, *find_engine(block.engine), options);
     exact = exact && r.exact;
     if (exact) exact_value = exact_value * detail::big_integer::from_decimal(r.permanent);

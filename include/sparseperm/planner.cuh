@@ -108,7 +108,7 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
                                                      const planner_rates& rates, double memory_limit) {
   const int n = m.n();
   const double steps = std::ldexp(1.0, n - 1);
-  const int threads = dp_threads(options.threads);
+  const int threads = detail::engine_threads(options.threads);
   std::vector<engine_estimate> estimates;
   {
     engine_estimate e;

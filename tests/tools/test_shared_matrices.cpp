@@ -12,15 +12,24 @@
 
 namespace json = sparseperm::json;
 
+namespace {
+
+std::string shared_matrix(const std::string& name) { return std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx"; }
+
+// `compute FILE ARGUMENTS --json`, which must succeed, parsed.
+json::value compute_json(const std::string& file, const std::string& arguments) {
+  const auto r = cli_test::run("compute " + file + " " + arguments + " --json");
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
 TEST_CASE("cpu-sparse and reference agree exactly on the small shared matrices") {
   for (const std::string name : {"mycielskian3", "mycielskian4", "mycielskian5", "Trefethen_20", "can_24"}) {
     CAPTURE(name);
-    const std::string file = std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx";
-    const auto fast = cli_test::run("compute " + file + " --engine cpu-sparse --json");
-    const auto slow = cli_test::run("compute " + file + " --engine reference --json");
-    REQUIRE(fast.code == 0);
-    REQUIRE(slow.code == 0);
-    const json::value a = json::parse(fast.out), b = json::parse(slow.out);
+    const std::string file = shared_matrix(name);
+    const json::value a = compute_json(file, "--engine cpu-sparse"), b = compute_json(file, "--engine reference");
     CHECK(a["exact"].as_bool());
     CHECK(b["exact"].as_bool());
     CHECK(a["permanent"].as_string() == b["permanent"].as_string());
@@ -33,19 +42,14 @@ TEST_CASE("cpu-sparse and reference agree exactly on the small shared matrices")
 TEST_CASE("dp and auto on the real-life matrices") {
   for (const std::string name : {"mycielskian5", "can_24", "Trefethen_20"}) {
     CAPTURE(name);
-    const std::string file = std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx";
-    const json::value dp = json::parse(cli_test::run("compute " + file + " --engine dp --json").out);
-    const json::value reference = json::parse(cli_test::run("compute " + file + " --engine reference --json").out);
+    const std::string file = shared_matrix(name);
+    const json::value dp = compute_json(file, "--engine dp"), reference = compute_json(file, "--engine reference");
     CHECK(dp["permanent"].as_string() == reference["permanent"].as_string());
   }
   for (const std::string name : {"bcspwr02", "curtis54", "d_ss", "mesh1e1", "mycielskian6"}) {
     CAPTURE(name);
-    const std::string file = std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx";
-    const auto automatic = cli_test::run("compute " + file + " --json");
-    const auto dp = cli_test::run("compute " + file + " --engine dp --json");
-    REQUIRE(automatic.code == 0);
-    REQUIRE(dp.code == 0);
-    const json::value a = json::parse(automatic.out), d = json::parse(dp.out);
+    const std::string file = shared_matrix(name);
+    const json::value a = compute_json(file, ""), d = compute_json(file, "--engine dp");
     CHECK(a["engine"].as_string() == "dp");
     if (a["exact"].as_bool()) {
       CHECK(d["exact"].as_bool());

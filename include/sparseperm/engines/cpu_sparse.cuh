@@ -31,6 +31,7 @@
 #include "../detail/exact_integer.cuh"
 #include "../detail/ryser_result.cuh"
 #include "../detail/sparse_ryser.cuh"
+#include "../detail/threads.cuh"
 #include "../engine_error.cuh"
 #include "../gray_code.cuh"
 #include "../progress.cuh"
@@ -110,14 +111,6 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
   sum.add(product_of(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
   for (const Sum& p : partial) sum.merge(p);
   return sum;
-}
-
-inline int available_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
 }
 
 }  // namespace detail

@@ -26,12 +26,10 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#  include <omp.h>
-#endif
-
+#include "../detail/accumulators.cuh"
 #include "../detail/big_integer.cuh"
 #include "../detail/exact_integer.cuh"
+#include "../detail/threads.cuh"
 #include "../engine_error.cuh"
 #include "../runtime/sparse_matrix.cuh"
 
@@ -208,22 +206,11 @@ struct slot_set {
   friend bool operator==(const slot_set&, const slot_set&) = default;
 };
 
-// State values: TwoSum-compensated doubles, 128-bit integers, or big integers.
-struct compensated_value {
-  double sum = 0, compensation = 0;
-  void add(double term) {
-    const double t = sum + term;
-    const double z = t - sum;
-    compensation += (sum - (t - z)) + (term - z);
-    sum = t;
-  }
-  double total() const { return sum + compensation; }
-};
-
+// State values: TwoSum-compensated doubles (accumulators.cuh), 128-bit integers, or big integers.
 struct dp_double {
-  using value = compensated_value;
+  using value = compensated_sum;
   static value one() { return {1, 0}; }
-  static void add_product(value& to, const value& from, double a) { to.add(from.total() * a); }
+  static void add_product(value& to, const value& from, double a) { to.add(from.value() * a); }
 };
 
 #if SPARSEPERM_HAS_INT128
@@ -366,21 +353,12 @@ struct dp_value {
   double transitions = 0;
 };
 
-inline int dp_threads(int requested) {
-#if defined(_OPENMP)
-  return requested > 0 ? requested : omp_get_max_threads();
-#else
-  (void)requested;
-  return 1;
-#endif
-}
-
 inline dp_value permanent_dp_value(const sparse_matrix& a, const dp_order& order, int threads = 0) {
   if (order.frontier > dp_max_frontier) {
     throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " + std::to_string(order.frontier) +
                                                           " rows (at most " + std::to_string(dp_max_frontier) + ")");
   }
-  threads = dp_threads(threads);
+  threads = detail::engine_threads(threads);
   dp_value result;
   detail::dp_run_stats stats;
   if (a.has_integer_values()) {
@@ -397,7 +375,7 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const dp_order& order
     }
     result.value = result.exact_value.to_double();
   } else {
-    result.value = detail::run_dp_words<detail::dp_double>(a, order, threads, stats).total();
+    result.value = detail::run_dp_words<detail::dp_double>(a, order, threads, stats).value();
     result.arithmetic = "double, compensated sums per state";
   }
   result.peak_states = stats.peak_states;
