@@ -119,3 +119,38 @@ TEST_CASE("the 32-bit step loop reports every step as the 64-bit facts do, acros
     CHECK(g == first + 100);
   }
 }
+
+TEST_CASE("the step loop is right for every small range and for Algorithm 2's chunks near 2^31 and 2^32") {
+  auto check_range = [](std::uint64_t first, std::uint64_t end) {
+    std::uint64_t g = first;
+    bool right = true;
+    sp::detail::for_each_gray_step(first, end, [&](int column, bool inclusion, bool odd) {
+      right = right && g < end && column == sp::changed_column(g) && inclusion == sp::is_inclusion(g) &&
+              odd == ((g & 1u) != 0);
+      ++g;
+    });
+    return right && g == end;
+  };
+  int ranges = 0;
+  for (std::uint64_t first = 1; first <= 260; ++first) {
+    for (std::uint64_t end = first; end <= first + 300; ++end, ++ranges) REQUIRE(check_range(first, end));
+  }
+  // Chunks [a·C + 1, (a + 1)·C + 1) and ragged ends, a odd and even, where the run ends at l = C.
+  for (std::uint64_t chunk : {std::uint64_t{1} << 10, std::uint64_t{1} << 16}) {
+    for (std::uint64_t a : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{6},
+                            (std::uint64_t{1} << 21) - 1, std::uint64_t{1} << 21, (std::uint64_t{1} << 40) + 5}) {
+      const std::uint64_t first = a * chunk + 1;
+      for (std::uint64_t length : {chunk, chunk - 1, chunk / 2 + 3}) {
+        REQUIRE(check_range(first, first + length));
+        ++ranges;
+      }
+    }
+  }
+  // Runs that end on 2^30 (the longest run), 2^31 and 2^32.
+  for (std::uint64_t middle : {std::uint64_t{1} << 30, std::uint64_t{1} << 32, std::uint64_t{3} << 31,
+                               std::uint64_t{1} << 63}) {
+    REQUIRE(check_range(middle - 1000, middle + 1000));
+    ++ranges;
+  }
+  CHECK(ranges == 260 * 301 + 2 * 8 * 3 + 4);
+}

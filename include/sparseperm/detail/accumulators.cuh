@@ -6,6 +6,8 @@
 //                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
 //                    terms make unpredictable)
 //   exact_sum        a 128-bit integer
+#include <cmath>
+
 #include "../config.cuh"
 
 namespace sparseperm::detail {
@@ -13,6 +15,9 @@ namespace sparseperm::detail {
 struct plain_sum {
   double sum = 0;
   SPARSEPERM_HOST_DEVICE void add(double term) { sum += term; }
+  // sum ± term as one fused multiply-add by ±1 (exactly the same rounding as the addition): the
+  // select of −term cost a negation and two selects a step.
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { sum = std::fma(negative ? -1.0 : 1.0, term, sum); }
   SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) { sum += other.sum; }
   SPARSEPERM_HOST_DEVICE double value() const { return sum; }
 };
@@ -26,6 +31,7 @@ struct compensated_sum {
     compensation += (sum - (t - term_part)) + (term - term_part);
     sum = t;
   }
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { add(negative ? -term : term); }
   SPARSEPERM_HOST_DEVICE void merge(const compensated_sum& other) {
     add(other.sum);
     add(other.compensation);
@@ -37,6 +43,7 @@ struct compensated_sum {
 struct exact_sum {
   __int128 sum = 0;
   SPARSEPERM_HOST_DEVICE void add(__int128 term) { sum += term; }
+  SPARSEPERM_HOST_DEVICE void add_signed(__int128 term, bool negative) { sum += negative ? -term : term; }
   SPARSEPERM_HOST_DEVICE void merge(const exact_sum& other) { sum += other.sum; }
   SPARSEPERM_HOST_DEVICE __int128 value() const { return sum; }
 };

@@ -70,7 +70,7 @@ SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, 
     }
     if (zeros == 0) {
       const auto p = product_of(x, n, stride);
-      sum.add(odd ? -p : p);
+      sum.add_signed(p, odd);
     }
   });
 }

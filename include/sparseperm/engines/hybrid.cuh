@@ -124,7 +124,7 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
     // One copy of the reload, after the dispatch, rather than one in every branch above c.
     if (j > c) cached = detail::global_product<Plan, 0, g>(gx, detail::unhoisted(stride));
     const product p = detail::product_tree<product, 0, k>(reg) * cached;
-    sum.add(odd ? -p : p);
+    sum.add_signed(p, odd);
   });
 }
 

@@ -41,7 +41,7 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
     const value sign = inclusion ? value{1} : value{-1};
     detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
     const product p = detail::product_tree<product, 0, n>(x);
-    sum.add(odd ? -p : p);
+    sum.add_signed(p, odd);
   });
 }
 
