@@ -20,7 +20,7 @@ int main() {
   }
   using board = sparseperm::generated::domino_8x6::matrix;
   int wrong = 0;
-  for (const char* engine : {"gpu-hybrid", "gpu-purereg"}) {
+  for (const char* engine : {"gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
     const sparseperm::permanent_result r = sparseperm::permanent<board>({.engine = engine});
     std::printf("%s: %s domino tilings of the 8 x 6 board (%s, %.4f s)\n", engine, r.permanent.c_str(),
                 r.exact ? "exact" : "double", r.seconds.compute);

@@ -5,7 +5,7 @@
 // perfect matching (structural rank < n) has permanent 0, found by matching before any engine runs.
 //
 // Engines: dp, cpu-sparse and reference everywhere; gpu-sparse where this translation unit is
-// compiled by nvcc and a CUDA device is present; gpu-purereg and gpu-hybrid through the pipeline (a
+// compiled by nvcc and a CUDA device is present; gpu-cached, gpu-purereg and gpu-hybrid through the pipeline (a
 // kernel generated and compiled for the matrix), which also needs nvcc at run time. `auto` follows
 // the planner (planner.cuh): fine blocks, degree reductions, the cheapest engine for each block.
 #include <chrono>

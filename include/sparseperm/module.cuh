@@ -19,6 +19,8 @@
 #include <type_traits>
 
 #include "detail/accumulators.cuh"
+#include "detail/ryser_thread.cuh"
+#include "engines/cached.cuh"
 #include "engines/hybrid.cuh"
 #include "engines/purereg.cuh"
 #include "module_info.cuh"
@@ -32,13 +34,15 @@ template <class Engine, CompileTimeMatrix M>
 struct module_definition {
   using arithmetic = automatic_arithmetic<M>;
   static constexpr bool hybrid = std::is_same_v<Engine, hybrid_engine>;
-  using plan = std::conditional_t<hybrid, hybrid_plan<M, arithmetic>, purereg_plan<M, arithmetic>>;
+  static constexpr bool cached = std::is_same_v<Engine, cached_engine>;
+  using plan = std::conditional_t<cached, cached_plan<M, arithmetic>,
+                                  std::conditional_t<hybrid, hybrid_plan<M, arithmetic>, purereg_plan<M, arithmetic>>>;
   using sum = std::conditional_t<arithmetic::exact, exact_sum, plain_sum>;
   using value = typename plan::value;
 
   static constexpr module_info info() {
     module_info i;
-    i.engine = hybrid ? 1 : 0;
+    i.engine = cached ? 2 : hybrid ? 1 : 0;
     i.n = plan::n;
     i.nnz = M::pattern::nnz;
     i.exact = arithmetic::exact ? 1 : 0;
@@ -47,6 +51,10 @@ struct module_definition {
       i.global_rows = plan::global_rows;
       i.register_rows = plan::k;
       i.register_columns = plan::c + 1;
+    } else if constexpr (cached) {
+      i.global_rows = plan::global_rows;
+      i.register_rows = plan::k;
+      i.static_bits = plan::b;
     } else {
       i.register_rows = plan::n;
     }
@@ -60,15 +68,15 @@ struct module_definition {
   }
 
   __device__ static void thread(launch work, sum* partial, value* global_x, std::uint64_t stride) {
-    const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= work.threads) return;
-    sum s = partial[t];
-    if constexpr (hybrid) {
-      hybrid_steps<plan>(work.thread_first(t), work.thread_end(t), global_x + t, stride, s);
-    } else {
-      purereg_steps<plan>(work.thread_first(t), work.thread_end(t), s);
-    }
-    partial[t] = s;
+    ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
+      if constexpr (hybrid) {
+        hybrid_steps<plan>(first, end, global_x + t, stride, s);
+      } else if constexpr (cached) {
+        cached_steps<plan>(first, end, global_x + t, stride, s);
+      } else {
+        purereg_steps<plan>(first, end, s);
+      }
+    });
   }
 };
 

@@ -2,6 +2,7 @@
 // The generated engines' tags, and what a kernel module (module.cuh) tells its host: plain data, the
 // same layout on both sides.
 #include <cstdint>
+#include <string>
 
 namespace sparseperm {
 
@@ -12,10 +13,13 @@ struct purereg_engine {
 struct hybrid_engine {
   static constexpr const char* name = "gpu-hybrid";
 };
+struct cached_engine {
+  static constexpr const char* name = "gpu-cached";
+};
 
 struct module_info {
-  std::int32_t version = 1;
-  std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid
+  std::int32_t version = 2;
+  std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached
   std::int32_t n = 0;
   std::int32_t nnz = 0;
   std::int32_t exact = 0;             // 1: 128-bit integer sums of doubled row sums
@@ -23,10 +27,17 @@ struct module_info {
   std::int32_t global_rows = 0;       // Hybrid: rows of x in global memory per thread
   std::int32_t register_rows = 0;     // rows of x in registers
   std::int32_t register_columns = 0;  // Hybrid: columns that touch register rows only
-  std::int32_t padding = 0;
+  std::int32_t static_bits = 0;       // gpu-cached: b, the Gray bits unrolled at compile time
   double start_value = 0;             // the step-0 term Π x_0 (double arithmetic)
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
 };
+
+// The plan line of a gpu-cached result.
+inline std::string cached_plan_text(int static_bits, int register_rows, int n) {
+  return "permanent ordering (Algorithm 3); Gray blocks of 2^" + std::to_string(static_bits) +
+         " steps unrolled at compile time, partial products cached along the staircase; " + std::to_string(register_rows) +
+         " of " + std::to_string(n) + " rows of x in registers";
+}
 
 }  // namespace sparseperm

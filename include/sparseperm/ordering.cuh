@@ -8,6 +8,9 @@
 //                         touch exactly the rows [0, r(m)): a staircase that keeps the most often
 //                         updated rows of x together at the top
 //   partition_rows        Algorithm 4: how many of those top rows live in registers (CodeGen-Hybrid)
+//   plan_cached_layout    gpu-cached (DESIGN §3): how many low Gray bits are unrolled at compile
+//                         time, the cached partial products along the staircase, which rows stay
+//                         in registers
 //
 // Column n−1 of the result is the one Nijenhuis–Wilf never flips (it is folded into x_0).
 #include <cstdint>
@@ -157,6 +160,125 @@ SPARSEPERM_HOST_DEVICE constexpr register_partition partition_rows(const column_
     const double score = threads / detail::positive_cost(cost);
     if (score >= best.score) {
       best = register_partition{rows_needed, c, step_share, registers, threads, score};
+    }
+  }
+  return best;
+}
+
+// gpu-cached's plan. Inside an aligned block of B = 2^b Gray steps every step but the first flips a
+// column j < b known at compile time, and those columns touch only the rows [0, r(j+1)) of the
+// staircase. With Q_m = Π_{i ≥ r(m)} x[i] kept for m = 0..b, a flip of column j < b changes no row
+// at or above r(j+1), so Q_j, .., Q_0 are rebuilt from Q_{j+1} with r(j+1) multiplications, and Q_0 is
+// the term. The block's first step (a column ≥ b, picked at run time) rebuilds them all: n
+// multiplications per B steps. Rows at or above r(b) change only on those steps, so the rows
+// [k, n), k ≥ r(b), may live in global memory for the price of loading them there.
+struct cached_options {
+  int max_static_bits = 6;            // B ≤ 64 unrolled steps: code size and compile time stay small
+  int registers_per_value = 2;
+  int base_registers = 28;            // counters, addresses, the sum, the dispatch
+  int saturating_threads = 512;       // resident threads per SM beyond which FP64 throughput no longer grows
+  double step_overhead = 2;           // a static step besides its FP64 work: the term's sign and sum
+  double dispatch_cost = 30;          // a run-time step: Gray arithmetic, the switch, the branch back
+  double global_cost = 4;             // one global load or update, in FP64 operations
+  device_model device = h100_sxm;
+};
+
+struct cached_layout {
+  int static_bits = 0;                // b
+  int register_rows = 0;              // k: rows [0, k) of x in registers, [k, n) in global memory
+  int level_rows[max_ryser_n + 1]{};  // r(m), m = 0..b: the columns [0, m) touch only the rows [0, r(m))
+  double multiplications = 0;         // predicted FP64 multiplications per Gray step
+  double additions = 0;               // predicted FP64 additions per Gray step (updates and the sum)
+  double global_accesses = 0;         // predicted global loads and updates per Gray step
+  double cost = 0;                    // the model's cost of a step, in FP64 operations
+  int registers_per_thread = 0;       // estimate
+  int threads_per_sm = 0;
+};
+
+namespace detail {
+// r(m) for m = 0..n: one past the highest row the first m columns touch.
+SPARSEPERM_HOST_DEVICE constexpr void staircase_rows(const column_masks& ordered, int (&rows)[max_ryser_n + 1]) {
+  rows[0] = 0;
+  for (int m = 0; m < ordered.n; ++m) {
+    const int top = ordered.rows[m] != 0 ? highest_bit(ordered.rows[m]) + 1 : 0;
+    rows[m + 1] = top > rows[m] ? top : rows[m];
+  }
+}
+
+SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const column_masks& ordered, int b, int k,
+                                                                      const cached_options& options) {
+  const int n = ordered.n;
+  cached_layout layout;
+  layout.static_bits = b;
+  layout.register_rows = k;
+  int staircase[max_ryser_n + 1]{};
+  staircase_rows(ordered, staircase);
+  for (int m = 0; m <= b; ++m) layout.level_rows[m] = staircase[m];
+  double multiplications = 0, additions = 1, global = 0, overhead = 0;
+  double share = 1;
+  for (int j = 0; j < b; ++j) {  // static steps: column j on a 2^−(j+1) share
+    share /= 2;
+    multiplications += share * staircase[j + 1];
+    additions += share * ordered.degree(j);
+    overhead += share * options.step_overhead;
+  }
+  const double dynamic_share = share;  // 2^−b: the block's first step, column b + ctz(block)
+  double column_share = 1;
+  for (int j = b; j + 1 < n; ++j) {
+    column_share /= 2;
+    const int in_global = k < n ? popcount(ordered.rows[j] >> k) : 0;
+    additions += dynamic_share * column_share * (ordered.degree(j) - in_global);
+    global += dynamic_share * column_share * 2 * in_global;  // load and store
+  }
+  multiplications += dynamic_share * n;
+  global += dynamic_share * (n - k);
+  overhead += dynamic_share * options.dispatch_cost;
+  layout.multiplications = multiplications;
+  layout.additions = additions;
+  layout.global_accesses = global;
+  layout.cost = multiplications + additions + overhead + global * options.global_cost;
+  layout.registers_per_thread = options.registers_per_value * (k + b + 1) + options.base_registers;
+  layout.threads_per_sm = resident_threads_per_sm(options.device, layout.registers_per_thread);
+  return layout;
+}
+
+SPARSEPERM_HOST_DEVICE constexpr double cached_score(const cached_layout& layout, const cached_options& options) {
+  const int threads = layout.threads_per_sm < options.saturating_threads ? layout.threads_per_sm : options.saturating_threads;
+  return threads / positive_cost(layout.cost);
+}
+}  // namespace detail
+
+// The layout with the best modelled throughput over b = 0..min(n − 1, max_static_bits) and, for each
+// b, k = n or the largest k ≥ r(b) that keeps saturating_threads resident. Forced values (≥ 0)
+// replace the search (tests use them to cover every shape).
+SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_masks& ordered, const cached_options& options = {},
+                                                                  int forced_static_bits = -1, int forced_register_rows = -1) {
+  const int n = ordered.n;
+  detail::expects(n >= 0 && n <= max_ryser_n, "plan_cached_layout: n must be in [0, 64]");
+  int staircase[max_ryser_n + 1]{};
+  detail::staircase_rows(ordered, staircase);
+  const int max_bits = n > 0 ? (n - 1 < options.max_static_bits ? n - 1 : options.max_static_bits) : 0;
+  cached_layout best;
+  double best_score = -1;
+  for (int b = 0; b <= max_bits; ++b) {
+    if (forced_static_bits >= 0 && b != (forced_static_bits < max_bits ? forced_static_bits : max_bits)) continue;
+    int candidates[2] = {n, staircase[b]};
+    for (int k = n; k > staircase[b]; --k) {  // the most register rows that keep the saturating occupancy
+      const int registers = options.registers_per_value * (k + b + 1) + options.base_registers;
+      if (resident_threads_per_sm(options.device, registers) >= options.saturating_threads) {
+        candidates[1] = k;
+        break;
+      }
+    }
+    for (int k : candidates) {
+      if (forced_register_rows >= 0) k = forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
+      const cached_layout layout = detail::evaluate_cached_layout(ordered, b, k, options);
+      if (layout.threads_per_sm == 0 && k > staircase[b]) continue;
+      const double score = detail::cached_score(layout, options);
+      if (score > best_score) {
+        best = layout;
+        best_score = score;
+      }
     }
   }
   return best;

@@ -3,9 +3,9 @@
 //
 //   #include <sparseperm/perm.cuh>
 //   #include "my_matrix.cuh"                       // written by sparseperm-gen
-//   auto r = sparseperm::permanent<sparseperm::generated::my_matrix::matrix>({.engine = "gpu-hybrid"});
+//   auto r = sparseperm::permanent<sparseperm::generated::my_matrix::matrix>({.engine = "gpu-cached"});
 //
-// Engines: gpu-hybrid (the default) and gpu-purereg. Integer matrices whose 128-bit bound holds are
+// Engines: gpu-cached (the default; `auto` means it), gpu-hybrid and gpu-purereg. Integer matrices whose 128-bit bound holds are
 // computed exactly, others in double. A pattern without a perfect matching (checked at compile
 // time) gives an exact 0 without a launch. permanent<M, purereg_engine>() instantiates one engine
 // only, which halves the compile time of a program that needs one.
@@ -19,6 +19,7 @@
 
 #include "detail/accumulators.cuh"
 #include "engine_error.cuh"
+#include "engines/cached.cuh"
 #include "engines/hybrid.cuh"
 #include "engines/purereg.cuh"
 #include "gpu/ryser_launcher.cuh"
@@ -32,7 +33,7 @@
 namespace sparseperm {
 
 struct gpu_options {
-  std::string engine = "gpu-hybrid";     // gpu-hybrid | gpu-purereg
+  std::string engine = "gpu-cached";     // gpu-cached | gpu-hybrid | gpu-purereg
   int device = 0;
   progress_counter* progress = nullptr;
 };
@@ -61,6 +62,12 @@ permanent_result run_generated_engine(const gpu_options& options) {
         result.plan = std::string(degree_order::name) + "; x in registers; " + arith::name;
         gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
                                                          reinterpret_cast<const void*>(&purereg_kernel<plan, sum>), 0, launch);
+      } else if constexpr (std::is_same_v<Engine, cached_engine>) {
+        using plan = cached_plan<M, arith>;
+        result.plan = cached_plan_text(plan::b, plan::k, n) + "; " + arith::name;
+        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
+                                                         reinterpret_cast<const void*>(&cached_kernel<plan, sum>),
+                                                         plan::global_rows, launch);
       } else {
         using plan = hybrid_plan<M, arith>;
         result.plan = std::string(permanent_order::name) + "; " + std::to_string(plan::k) +
@@ -84,11 +91,13 @@ permanent_result permanent(const gpu_options& options = {}) {
     result = run_generated_engine<Engine, M>(options);
   } else if (options.engine == purereg_engine::name) {
     result = run_generated_engine<purereg_engine, M>(options);
-  } else if (options.engine == hybrid_engine::name || options.engine == "auto") {
+  } else if (options.engine == hybrid_engine::name) {
     result = run_generated_engine<hybrid_engine, M>(options);
+  } else if (options.engine == cached_engine::name || options.engine == "auto") {
+    result = run_generated_engine<cached_engine, M>(options);
   } else {
-    throw engine_error(engine_error::kind::unknown_engine,
-                       "unknown engine '" + options.engine + "' for a generated matrix (engines: gpu-hybrid, gpu-purereg)");
+    throw engine_error(engine_error::kind::unknown_engine, "unknown engine '" + options.engine +
+                                                               "' for a generated matrix (engines: gpu-cached, gpu-hybrid, gpu-purereg)");
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

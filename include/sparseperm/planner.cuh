@@ -23,6 +23,7 @@
 #include "engine_catalog.cuh"
 #include "engine_error.cuh"
 #include "engines/dp.cuh"
+#include "ordering.cuh"
 #include "runtime/block_decomposition.cuh"
 #include "runtime/matching.cuh"
 #include "runtime/reductions.cuh"
@@ -36,7 +37,8 @@ struct planner_rates {
   double dp_big_integer_factor = 4;         // big-integer states cost more
   double cpu_sparse_step_per_row = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   double gpu_sparse_step = 1.2e-11;         // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
-  double gpu_hybrid_step = 4e-12;           // per Gray step on an H100 (n = 40: 1.2-2.7 s)
+  double gpu_cached_cost_rate = 1.8e13;     // gpu-cached's modelled cost units (cached_layout::cost) per second on an
+                                            // H100 (n = 40, p = 0.1 / 0.3 / 0.5: 2.3e13 / 1.9e13 / 1.6e13)
   double gpu_setup = 0.3;                   // context and launches
   double gpu_compile = 2.5;                 // generating and compiling a kernel (cached: less)
 };
@@ -127,7 +129,7 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
     }
     estimates.push_back(e);
   }
-  for (const char* name : {"cpu-sparse", "gpu-sparse", "gpu-hybrid"}) {
+  for (const char* name : {"cpu-sparse", "gpu-sparse", "gpu-cached"}) {
     engine_estimate e;
     e.engine = name;
     const engine_description* d = find_engine(name);
@@ -140,7 +142,9 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
     } else if (e.engine == "gpu-sparse") {
       e.seconds = rates.gpu_setup + steps * rates.gpu_sparse_step;
     } else {
-      e.seconds = rates.gpu_setup + rates.gpu_compile + steps * rates.gpu_hybrid_step;
+      const column_masks pattern = m.masks();
+      const cached_layout layout = plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order));
+      e.seconds = rates.gpu_setup + rates.gpu_compile + steps * layout.cost / rates.gpu_cached_cost_rate;
     }
     estimates.push_back(e);
   }

@@ -44,6 +44,7 @@ struct check_matrix {
     CAPTURE(m.n());
     check_close(sp::permanent<M, sp::purereg_engine>(), reference, m);
     check_close(sp::permanent<M, sp::hybrid_engine>(), reference, m);
+    check_close(sp::permanent<M, sp::cached_engine>(), reference, m);
     check_close(sp::permanent_gpu_sparse(m), reference, m);
     // Integer matrices are exact on every GPU engine.
     if (m.has_integer_values()) CHECK(sp::permanent<M, sp::hybrid_engine>().exact == sp::fits_exact_arithmetic<M>());
@@ -53,9 +54,9 @@ struct check_matrix {
 
 }  // namespace
 
-TEST_CASE("gpu-purereg, gpu-hybrid and gpu-sparse agree with the reference on random matrices") {
+TEST_CASE("gpu-purereg, gpu-hybrid, gpu-cached and gpu-sparse agree with the reference on random matrices") {
   int count = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count});
-  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 3 GPU engines");
+  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines");
   CHECK(count == 30);
 }

@@ -18,7 +18,8 @@ namespace sp = sparseperm;
 template <class M>
 void check_all_engines(const sp::permanent_result& expected) {
   const sp::sparse_matrix m = sp::to_sparse_matrix<M>();
-  for (const auto& r : {sp::permanent<M, sp::purereg_engine>(), sp::permanent<M, sp::hybrid_engine>(), sp::permanent_gpu_sparse(m)}) {
+  for (const auto& r : {sp::permanent<M, sp::purereg_engine>(), sp::permanent<M, sp::hybrid_engine>(), sp::permanent<M, sp::cached_engine>(),
+                        sp::permanent_gpu_sparse(m)}) {
     CAPTURE(r.engine);
     CHECK(r.exact);
     CHECK(r.permanent == expected.permanent);

@@ -1,12 +1,16 @@
-// The generated engines' per-thread loops (purereg_steps, hybrid_steps), run on the host exactly as
-// GPU threads run them: Algorithm 2's launches and aligned chunks, one accumulator per thread kept
-// across launches, Hybrid's global rows strided by the thread count. Checked against the reference
+// The generated engines' per-thread loops (purereg_steps, hybrid_steps, cached_steps), run on the
+// host exactly as GPU threads run them: Algorithm 2's launches and aligned chunks, one accumulator per
+// thread kept across launches, global rows strided by the thread count. gpu-cached runs with its
+// cost model's layout and with forced ones: b = 0 (no static block), 1, 3 with the fewest register
+// rows, and 6 (clamped to n − 1 on small matrices); chunks of 2 steps (no whole block: every step
+// on the run-time path) and of 1024. Checked against the reference
 // engine on the random generated matrices of one part (SPARSEPERM_RANDOM_PART).
 #include <doctest/doctest.h>
 
 #include <sparseperm/codegen.cuh>
 #include <sparseperm/detail/accumulators.cuh>
 #include <sparseperm/detail/ryser_result.cuh>
+#include <sparseperm/engines/cached.cuh>
 #include <sparseperm/engines/hybrid.cuh>
 #include <sparseperm/engines/purereg.cuh>
 #include <sparseperm/engines/reference.cuh>
@@ -87,7 +91,19 @@ struct check_matrix {
             sp::hybrid_steps<hybrid>(first, end, gx, stride, sum);
           },
           hybrid::global_rows, threads, 2);
-      for (const auto* r : {&a, &b}) {
+      const auto cached = [&]<class Plan>() {
+        return run_like_a_gpu<Plan>(
+            [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+              sp::cached_steps<Plan>(first, end, gx, stride, sum);
+            },
+            Plan::global_rows, threads, threads == 1 ? 1024 : 2);
+      };
+      const auto c0 = cached.template operator()<sp::cached_plan<M, arith>>();
+      const auto c1 = cached.template operator()<sp::cached_plan<M, arith, 0>>();
+      const auto c2 = cached.template operator()<sp::cached_plan<M, arith, 1>>();
+      const auto c3 = cached.template operator()<sp::cached_plan<M, arith, 3, 0>>();
+      const auto c4 = cached.template operator()<sp::cached_plan<M, arith, 6>>();
+      for (const auto* r : {&a, &b, &c0, &c1, &c2, &c3, &c4}) {
         if (arith::exact) {
           REQUIRE(reference.exact);
           CHECK(r->exact);

@@ -149,7 +149,7 @@ TEST_CASE("values too large for double are an error, never a number") {
 
 TEST_CASE("GPU engines without a GPU or without CUDA say why, exit code 2") {
   const std::string file = write_file("ones4.mtx", ones_matrix(4));
-  for (const char* engine : {"gpu-sparse", "gpu-purereg", "gpu-hybrid"}) {
+  for (const char* engine : {"gpu-sparse", "gpu-purereg", "gpu-hybrid", "gpu-cached"}) {
     const auto r = run("compute " + file + " --engine " + engine);
     if (r.code == 0) continue;  // a machine with a GPU: the GPU tests check these engines
     CAPTURE(engine);
@@ -164,7 +164,7 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string dir = cli_test::scratch_dir().string();
   check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
-  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, dp, reference)");
+  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, dp, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");

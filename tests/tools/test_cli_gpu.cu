@@ -17,7 +17,7 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
   const std::string file = (cli_test::scratch_dir() / "g26.mtx").string();
   REQUIRE(run("generate --n 26 --density 0.3 --seed 5 --values ones -o " + file).code == 0);
   const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
-  for (const char* engine : {"gpu-hybrid", "gpu-purereg"}) {
+  for (const char* engine : {"gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
     CAPTURE(engine);
     const auto a = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
     REQUIRE(a.code == 0);

@@ -115,6 +115,20 @@ inline int run_inspect(int argc, char** argv) {
     std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
                 partition.registers_per_thread, partition.threads_per_sm);
 
+    const cached_options cached;
+    const cached_layout layout = plan_cached_layout(ordered, cached);
+    std::string levels;
+    for (int m = 0; m <= layout.static_bits; ++m) levels += (m > 0 ? " " : "") + std::to_string(layout.level_rows[m]);
+    std::printf("\ngpu-cached plan (DESIGN 3; cost model in ordering.cuh):\n");
+    std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled, one run-time step per block\n",
+                layout.static_bits, 1 << layout.static_bits);
+    std::printf("  cached levels r(0..b)      %s\n", levels.c_str());
+    std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", layout.register_rows, n);
+    std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions, %.3g global accesses\n",
+                layout.multiplications, layout.additions, layout.global_accesses);
+    std::printf("  estimated registers        %d per thread, %d resident threads per SM\n", layout.registers_per_thread,
+                layout.threads_per_sm);
+
     const std::uint64_t threads = static_cast<std::uint64_t>(options.device.multiprocessors) * partition.threads_per_sm;
     const launch_plan plan = generate_launch_parameters(n, threads);
     std::printf("\nlaunch plan (Algorithm 2, %llu threads, chunks of at least 1024 steps): %d launch%s\n",

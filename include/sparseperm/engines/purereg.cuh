@@ -15,6 +15,7 @@
 #include "../detail/bits.cuh"
 #include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
+#include "../detail/ryser_thread.cuh"
 #include "../detail/unroll.cuh"
 #include "../gray_code.cuh"
 #include "../launch_parameters.cuh"
@@ -50,11 +51,8 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
 // (The last two parameters give CodeGen-Hybrid's signature; PureReg needs no global rows.)
 template <class Plan, class Sum>
 __global__ void purereg_kernel(launch work, Sum* partial, typename Plan::value*, std::uint64_t) {
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= work.threads) return;
-  Sum sum = partial[t];
-  purereg_steps<Plan>(work.thread_first(t), work.thread_end(t), sum);
-  partial[t] = sum;
+  detail::ryser_thread(work, partial,
+                       [](std::uint64_t first, std::uint64_t end, std::uint64_t, Sum& sum) { purereg_steps<Plan>(first, end, sum); });
 }
 #endif
 

@@ -1,0 +1,149 @@
+#pragma once
+// The `gpu-cached` engine (DESIGN §3), beyond the paper: static Gray blocks and cached partial
+// products, all decided at compile time from the matrix type.
+//
+//   block of B = 2^b steps [q·B, (q+1)·B):
+//     step 0          column b + ctz(q), picked at run time (warp-uniform): flip, rebuild Q_b..Q_0
+//     steps s = 1..B−1 column j = ctz(s) < b and its direction are constants, but for s = B/2, whose
+//                     direction is the parity of q; fully unrolled: no switch, no ctz, no branch.
+//                     Flip column j, then Q_j = Q_{j+1}·Π x[r(j), r(j+1)), .., Q_0: r(j+1) products
+//   term of a step  Q_0 = Π x,  sign (−1)^s
+//
+// Rows are in the permanent ordering (Algorithm 3), so the columns [0, m) touch only the rows
+// [0, r(m)) and Q_m = Π_{i ≥ r(m)} x[i] cannot change while only columns below m flip. Rows [0, k)
+// live in registers, rows [k, n) (k ≥ r(b): touched on run-time steps only) in global memory like
+// CodeGen-Hybrid's. b and k come from plan_cached_layout's cost model (ordering.cuh).
+#include <cstdint>
+#include <utility>
+
+#include "../config.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/register_steps.cuh"
+#include "../detail/ryser_thread.cuh"
+#include "../detail/split_rows.cuh"
+#include "../detail/unroll.cuh"
+#include "../gray_code.cuh"
+#include "../launch_parameters.cuh"
+#include "../ordering.cuh"
+#include "../ryser_plan.cuh"
+
+namespace sparseperm {
+
+// StaticBits / RegisterRows ≥ 0 force b and k (clamped to what is valid); −1: the cost model's.
+template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1>
+struct cached_plan : ryser_plan<M, Arith, permanent_order> {
+  using base = ryser_plan<M, Arith, permanent_order>;
+  // 128-bit products take four registers each and many instructions: smaller blocks (measured: n = 24,
+  // p = 0.5, exact, b = 6 spilled 5 KB at 255 registers).
+  static constexpr cached_options options{.max_static_bits = Arith::exact ? 3 : 6, .registers_per_value = 2};
+  static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
+  static constexpr int b = layout.static_bits;
+  static constexpr int k = layout.register_rows;
+  static constexpr int global_rows = base::n - k;
+  static constexpr std::uint64_t block = std::uint64_t{1} << b;
+  static_assert(b >= 0 && b <= 10, "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
+  static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
+};
+
+template <class Plan, int M>
+struct cached_level {
+  static constexpr int rows = Plan::layout.level_rows[M];  // r(m)
+};
+
+namespace detail {
+
+// Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
+template <class Plan>
+SPARSEPERM_HOST_DEVICE inline typename Plan::product top_level(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                               const typename Plan::value* gx, std::uint64_t stride) {
+  using product = typename Plan::product;
+  return product_tree<product, cached_level<Plan, Plan::b>::rows, Plan::k>(reg) *
+         global_product<Plan, 0, Plan::global_rows>(gx, stride);
+}
+
+// Q_J, Q_{J−1}, .., Q_0 from Q_{J+1}: after a flip of column J < b.
+template <class Plan, int J>
+SPARSEPERM_HOST_DEVICE inline void rebuild_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                  typename Plan::product (&q)[Plan::b + 1]) {
+  using product = typename Plan::product;
+  q[J] = q[J + 1] * product_tree<product, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
+  if constexpr (J > 0) rebuild_levels<Plan, J - 1>(reg, q);
+}
+
+// Every level, from the rows themselves: after a run-time step.
+template <class Plan>
+SPARSEPERM_HOST_DEVICE inline void rebuild_all_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                      const typename Plan::value* gx, std::uint64_t stride,
+                                                      typename Plan::product (&q)[Plan::b + 1]) {
+  q[Plan::b] = top_level<Plan>(reg, gx, stride);
+  if constexpr (Plan::b > 0) rebuild_levels<Plan, Plan::b - 1>(reg, q);
+}
+
+// Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
+template <class Plan, int S, class Sum>
+SPARSEPERM_HOST_DEVICE inline void static_step(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                               typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum) {
+  using value = typename Plan::value;
+  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
+  if constexpr (j == Plan::b - 1) {
+    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});  // bit b of g: the block's parity
+  } else {
+    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
+  }
+  rebuild_levels<Plan, j>(reg, q);
+  sum.add_signed(q[0], (S & 1) != 0);
+}
+
+template <class Plan, class Sum, int... S>
+SPARSEPERM_HOST_DEVICE inline void static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
+                                                std::integer_sequence<int, S...>) {
+  (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);
+}
+
+}  // namespace detail
+
+// Adds the terms of the steps [first, end) (first ≥ 1) to `sum`; gx points at this thread's first
+// global row, the next rows `stride` entries apart. Whole blocks run unrolled; any other step (the
+// blocks' first steps, and ranges that do not start on a block) takes the run-time path.
+template <class Plan, class Sum>
+SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end, typename Plan::value* gx,
+                                         std::uint64_t stride, Sum& sum) {
+  constexpr int n = Plan::n;
+  constexpr int k = Plan::k;
+  constexpr int b = Plan::b;
+  constexpr std::uint64_t block = Plan::block;
+  using value = typename Plan::value;
+  using product = typename Plan::product;
+  value reg[k > 0 ? k : 1];
+  detail::start_split_state<Plan>(reg, gx, stride, first);
+  product q[b + 1];
+  detail::rebuild_all_levels<Plan>(reg, gx, stride, q);
+  std::uint64_t g = first;
+  while (g < end) {
+    if constexpr (block > 1) {
+      if ((g & (block - 1)) == 1 && end - g >= block - 1) {  // steps 1..B−1 of a block
+        detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+        g += block - 1;
+        continue;
+      }
+    }
+    const int j = detail::trailing_zeros(g);
+    const value sign = ((g >> (j + 1)) & 1u) == 0 ? value{1} : value{-1};
+    detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
+    detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q);
+    sum.add_signed(q[0], (g & 1u) != 0);
+    ++g;
+  }
+}
+
+#if defined(__CUDACC__)
+template <class Plan, class Sum>
+__global__ void cached_kernel(launch work, Sum* partial, typename Plan::value* global_x, std::uint64_t stride) {
+  detail::ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, Sum& sum) {
+    cached_steps<Plan>(first, end, global_x + t, stride, sum);
+  });
+}
+#endif
+
+}  // namespace sparseperm
