@@ -1,6 +1,7 @@
 // Static tests of the orderings (Algorithm 3), the partition (Algorithm 4) and the occupancy model.
 #include <sparseperm/ordering.cuh>
 
+#include <array>
 #include <cstdint>
 #include <utility>
 
@@ -89,3 +90,28 @@ static_assert(sp::partition_rows(pseudo_random_pattern(40, 7, 20), {.global_regi
 constexpr sp::column_masks ordered40 = sp::reorder(pseudo_random_pattern(40, 7, 20),
                                                    sp::permanent_ordering(pseudo_random_pattern(40, 7, 20)).order);
 static_assert(sp::partition_rows(ordered40, {.global_register_ratio = 1e12}).last_register_column == 38);
+
+// gpu-cached's layout: on the 4 x 4 identity (r(m) = m) with b = 2 forced and every row in
+// registers, a step costs Σ_{j<2} 2^−(j+1)·r(j+1) + 2^−2·n = 0.5 + 0.5 + 1 multiplications and
+// 1 (the sum) + 0.5 + 0.25 + 2^−2·(1/2·1) additions.
+constexpr sp::column_masks diagonal4 = sp::make_column_masks(4, std::array<std::pair<int, int>, 4>{{{0, 0}, {1, 1}, {2, 2}, {3, 3}}});
+constexpr sp::cached_layout diagonal_layout = sp::plan_cached_layout(diagonal4, {}, 2, 4);
+static_assert(diagonal_layout.static_bits == 2 && diagonal_layout.register_rows == 4);
+static_assert(diagonal_layout.level_rows[0] == 0 && diagonal_layout.level_rows[1] == 1 && diagonal_layout.level_rows[2] == 2);
+static_assert(diagonal_layout.multiplications == 2.0 && diagonal_layout.additions == 1.875);
+// Forced values are clamped: b ≤ n − 1, k ≥ r(b).
+static_assert(sp::plan_cached_layout(diagonal4, {}, 9, 0).static_bits == 3);
+static_assert(sp::plan_cached_layout(diagonal4, {}, 9, 0).register_rows == 3);
+// The model's own choice keeps the static steps on register rows and fits the device.
+constexpr bool cached_layout_is_consistent(const sp::column_masks& pattern) {
+  const sp::column_masks ordered = sp::reorder(pattern, sp::permanent_ordering(pattern).order);
+  const sp::cached_layout l = sp::plan_cached_layout(ordered);
+  if (l.static_bits < 0 || l.static_bits > 6 || l.static_bits > pattern.n - 1) return false;
+  for (int j = 0; j < l.static_bits; ++j) {
+    if ((ordered.rows[j] & ~sp::detail::low_mask(l.register_rows)) != 0) return false;
+  }
+  return l.level_rows[l.static_bits] <= l.register_rows && l.threads_per_sm > 0;
+}
+static_assert(cached_layout_is_consistent(pseudo_random_pattern(40, 7, 20)));
+static_assert(cached_layout_is_consistent(pseudo_random_pattern(48, 3, 50)));
+static_assert(cached_layout_is_consistent(small));

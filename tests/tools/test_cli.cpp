@@ -207,7 +207,8 @@ TEST_CASE("inspect shows structure and plans") {
   for (const char* part : {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
                            "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
                            "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows",
-                           "compute --engine auto would run: cpu-sparse"}) {
+                           "compute --engine auto would run: cpu-sparse", "gpu-cached plan (DESIGN 3",
+                           "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
     CAPTURE(part);
     CHECK(r.out.find(part) != std::string::npos);
   }
