@@ -33,11 +33,25 @@ struct module_info {
   std::uint64_t start_low = 0;
 };
 
-// The plan line of a gpu-cached result.
+// The plan line of a generated engine's result (the arithmetic is appended by the caller), the same
+// whether the kernel was compiled into the program (permanent.cuh) or loaded as a module.
+inline std::string purereg_plan_text() { return "columns by ascending degree; x in registers"; }
+
+inline std::string hybrid_plan_text(int register_rows, int register_columns) {
+  return "permanent ordering (Algorithm 3); " + std::to_string(register_rows) + " rows of x in registers, columns 1.." +
+         std::to_string(register_columns) + " register-only, the global rows' product cached";
+}
+
 inline std::string cached_plan_text(int static_bits, int register_rows, int n) {
   return "permanent ordering (Algorithm 3); Gray blocks of 2^" + std::to_string(static_bits) +
          " steps unrolled at compile time, partial products cached along the staircase; " + std::to_string(register_rows) +
          " of " + std::to_string(n) + " rows of x in registers";
+}
+
+inline std::string generated_plan_text(const module_info& info) {
+  return info.engine == 2   ? cached_plan_text(info.static_bits, info.register_rows, info.n)
+         : info.engine == 1 ? hybrid_plan_text(info.register_rows, info.register_columns)
+                            : purereg_plan_text();
 }
 
 }  // namespace sparseperm

@@ -205,14 +205,18 @@ SPARSEPERM_HOST_DEVICE constexpr void staircase_rows(const column_masks& ordered
   }
 }
 
-SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const column_masks& ordered, int b, int k,
+// The register estimate: k rows of x, b + 1 cached levels, the rest.
+SPARSEPERM_HOST_DEVICE constexpr int cached_registers(const cached_options& options, int b, int k) {
+  return options.registers_per_value * (k + b + 1) + options.base_registers;
+}
+
+SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const column_masks& ordered,
+                                                                      const int (&staircase)[max_ryser_n + 1], int b, int k,
                                                                       const cached_options& options) {
   const int n = ordered.n;
   cached_layout layout;
   layout.static_bits = b;
   layout.register_rows = k;
-  int staircase[max_ryser_n + 1]{};
-  staircase_rows(ordered, staircase);
   for (int m = 0; m <= b; ++m) layout.level_rows[m] = staircase[m];
   double multiplications = 0, additions = 1, global = 0, overhead = 0;
   double share = 1;
@@ -237,7 +241,7 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const colu
   layout.additions = additions;
   layout.global_accesses = global;
   layout.cost = multiplications + additions + overhead + global * options.global_cost;
-  layout.registers_per_thread = options.registers_per_value * (k + b + 1) + options.base_registers;
+  layout.registers_per_thread = cached_registers(options, b, k);
   layout.threads_per_sm = resident_threads_per_sm(options.device, layout.registers_per_thread);
   return layout;
 }
@@ -263,16 +267,21 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_m
   for (int b = 0; b <= max_bits; ++b) {
     if (forced_static_bits >= 0 && b != (forced_static_bits < max_bits ? forced_static_bits : max_bits)) continue;
     int candidates[2] = {n, staircase[b]};
-    for (int k = n; k > staircase[b]; --k) {  // the most register rows that keep the saturating occupancy
-      const int registers = options.registers_per_value * (k + b + 1) + options.base_registers;
-      if (resident_threads_per_sm(options.device, registers) >= options.saturating_threads) {
-        candidates[1] = k;
-        break;
+    int candidate_count = 2;
+    if (forced_register_rows >= 0) {
+      candidates[0] = forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
+      candidate_count = 1;
+    } else {
+      for (int k = n; k > staircase[b]; --k) {  // the most register rows that keep the saturating occupancy
+        if (resident_threads_per_sm(options.device, detail::cached_registers(options, b, k)) >= options.saturating_threads) {
+          candidates[1] = k;
+          break;
+        }
       }
     }
-    for (int k : candidates) {
-      if (forced_register_rows >= 0) k = forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
-      const cached_layout layout = detail::evaluate_cached_layout(ordered, b, k, options);
+    for (int c = 0; c < candidate_count; ++c) {
+      const int k = candidates[c];
+      const cached_layout layout = detail::evaluate_cached_layout(ordered, staircase, b, k, options);
       if (layout.threads_per_sm == 0 && k > staircase[b]) continue;
       const double score = detail::cached_score(layout, options);
       if (score > best_score) {

@@ -59,7 +59,7 @@ permanent_result run_generated_engine(const gpu_options& options) {
       const gpu::launch_options launch{options.device, options.progress};
       if constexpr (std::is_same_v<Engine, purereg_engine>) {
         using plan = purereg_plan<M, arith>;
-        result.plan = std::string(degree_order::name) + "; x in registers; " + arith::name;
+        result.plan = purereg_plan_text() + "; " + arith::name;
         gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
                                                          reinterpret_cast<const void*>(&purereg_kernel<plan, sum>), 0, launch);
       } else if constexpr (std::is_same_v<Engine, cached_engine>) {
@@ -70,9 +70,7 @@ permanent_result run_generated_engine(const gpu_options& options) {
                                                          plan::global_rows, launch);
       } else {
         using plan = hybrid_plan<M, arith>;
-        result.plan = std::string(permanent_order::name) + "; " + std::to_string(plan::k) +
-                      " rows of x in registers, columns 1.." + std::to_string(plan::c + 1) +
-                      " register-only, the global rows' product cached; " + arith::name;
+        result.plan = hybrid_plan_text(plan::k, plan::c + 1) + "; " + arith::name;
         gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
                                                          reinterpret_cast<const void*>(&hybrid_kernel<plan, sum>),
                                                          plan::global_rows, launch);
@@ -82,7 +80,7 @@ permanent_result run_generated_engine(const gpu_options& options) {
   }
 }
 
-// Engine = void: the engine named in options.engine (both are compiled in).
+// Engine = void: the engine named in options.engine (all three are compiled in).
 template <CompileTimeMatrix M, class Engine = void>
 permanent_result permanent(const gpu_options& options = {}) {
   const auto start = std::chrono::steady_clock::now();

@@ -42,10 +42,10 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
   std::size_t info_bytes = 0;
   check(cudaLibraryGetGlobal(&info_address, &info_bytes, library.get(), "sparseperm_module"), "cudaLibraryGetGlobal");
   module_info info;
-  if (info_bytes != sizeof info) {
-    throw engine_error(engine_error::kind::failed, "the kernel module " + cubin + " was built by another sparseperm version");
-  }
+  const std::string foreign = "the kernel module " + cubin + " was built by another sparseperm version";
+  if (info_bytes != sizeof info) throw engine_error(engine_error::kind::failed, foreign);
   check(cudaMemcpy(&info, info_address, sizeof info, cudaMemcpyDeviceToHost), "reading the module's information");
+  if (info.version != module_info{}.version) throw engine_error(engine_error::kind::failed, foreign);
 
   permanent_result result;
   result.engine = engine;
@@ -55,14 +55,7 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
     return result;
   }
-  if (info.version != module_info{}.version) {
-    throw engine_error(engine_error::kind::failed, "the kernel module " + cubin + " was built by another sparseperm version");
-  }
-  result.plan = info.engine == 2   ? cached_plan_text(info.static_bits, info.register_rows, info.n)
-                : info.engine == 1 ? "permanent ordering (Algorithm 3); " + std::to_string(info.register_rows) +
-                                         " rows of x in registers, columns 1.." + std::to_string(info.register_columns) +
-                                         " register-only, the global rows' product cached"
-                                   : std::string("columns by ascending degree; x in registers");
+  result.plan = generated_plan_text(info);
   result.plan += info.exact ? "; exact 128-bit integers" : "; double";
   const void* function = reinterpret_cast<const void*>(kernel);
 #if SPARSEPERM_HAS_INT128
