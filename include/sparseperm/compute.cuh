@@ -4,9 +4,11 @@
 // Every call returns the same record (result.cuh). A 0×0 matrix has permanent 1; a matrix without a
 // perfect matching (structural rank < n) has permanent 0, found by matching before any engine runs.
 //
-// Engines: dp, cpu-sparse and reference everywhere; gpu-sparse where this translation unit is
-// compiled by nvcc and a CUDA device is present; gpu-cached, gpu-purereg and gpu-hybrid through the pipeline (a
-// kernel generated and compiled for the matrix), which also needs nvcc at run time. `auto` follows
+// Engines: dp, cpu-sparse and reference everywhere; cpu-cached through the pipeline (a host module
+// generated and compiled for the matrix) where a C++ compiler is found at run time; gpu-sparse where
+// this translation unit is compiled by nvcc and a CUDA device is present; gpu-cached, gpu-purereg and
+// gpu-hybrid through the pipeline (a kernel generated and compiled for the matrix), which also needs
+// nvcc at run time. `auto` follows
 // the planner (planner.cuh): fine blocks, degree reductions, the cheapest engine for each block.
 #include <chrono>
 #include <cmath>
@@ -24,6 +26,7 @@
 #include "progress.cuh"
 #include "result.cuh"
 #include "runtime/matching.cuh"
+#include "runtime/host_module_runner.cuh"
 #include "runtime/pipeline.cuh"
 #include "runtime/sparse_matrix.cuh"
 #if defined(__CUDACC__)
@@ -83,6 +86,13 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 
   return permanent_dp(matrix, dp_orders(matrix).front(), threads);
 }
 
+// A generated engine's result: its code generation and compilation, and where its module is.
+inline void note_module(permanent_result& result, const compiled_module& module) {
+  result.seconds.codegen = module.codegen_seconds;
+  result.seconds.compile = module.compile_seconds;
+  result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
+}
+
 // `engine` on a matrix with a perfect matching.
 inline permanent_result run_engine(const sparse_matrix& matrix, const engine_description& engine, const compute_options& options) {
   permanent_result result;
@@ -92,6 +102,12 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
     result = permanent_dp(matrix, options.threads);
   } else if (engine.name == "reference") {
     result = permanent_reference(matrix);
+  } else if (engine.kind == engine_kind::host_generated) {
+    pipeline_options pipeline = options.pipeline;
+    pipeline.engine = std::string(engine.name);
+    const compiled_module module = compile_module(matrix, options.source_name, pipeline);
+    result = run_host_module(module.path, {.threads = options.threads, .progress = options.progress});
+    note_module(result, module);
   } else {
 #if defined(__CUDACC__)
     if (engine.kind == engine_kind::gpu_generated) {
@@ -102,10 +118,8 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
         pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
       }
       const compiled_module kernel = compile_module(matrix, options.source_name, pipeline);
-      result = gpu::run_module(kernel.cubin, pipeline.engine, {.device = options.device, .progress = options.progress});
-      result.seconds.codegen = kernel.codegen_seconds;
-      result.seconds.compile = kernel.compile_seconds;
-      result.plan += kernel.cached ? "; kernel from the cache " + kernel.directory : "; kernel compiled into " + kernel.directory;
+      result = gpu::run_module(kernel.path, pipeline.engine, {.device = options.device, .progress = options.progress});
+      note_module(result, kernel);
     } else {
       result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
     }

@@ -7,6 +7,9 @@
 //                            a namespace-scope constant table readable from device code: a plain
 //                            `constexpr` array is a host object to nvcc, so under __CUDA_ARCH__
 //                            it must be declared `__device__ constexpr`.
+//   SPARSEPERM_HOST_INLINE   always inline in host code: g++ stops inlining the unrolled Gray blocks of
+//                            cpu-cached at some size, and then x and the cached products go through
+//                            memory at every call (nvcc inlines device code anyway)
 //   SPARSEPERM_HAS_INT128    the compiler has a 128-bit integer (exact integer engines use it)
 //
 // constexpr functions called from device code must carry SPARSEPERM_HOST_DEVICE: the library is
@@ -24,6 +27,12 @@
 #  define SPARSEPERM_GLOBAL_CONSTANT __device__ constexpr
 #else
 #  define SPARSEPERM_GLOBAL_CONSTANT constexpr
+#endif
+
+#if !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
+#  define SPARSEPERM_HOST_INLINE __attribute__((always_inline))
+#else
+#  define SPARSEPERM_HOST_INLINE
 #endif
 
 #if defined(__SIZEOF_INT128__)

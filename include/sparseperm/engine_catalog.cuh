@@ -17,7 +17,7 @@ namespace sparseperm {
 // The largest n the dp engine accepts (its cost is set by the frontier, not by n).
 inline constexpr int dp_max_n = 1 << 20;
 
-enum class engine_kind { host, gpu_runtime, gpu_generated };
+enum class engine_kind { host, host_generated, gpu_runtime, gpu_generated };
 
 struct engine_description {
   std::string_view name;
@@ -35,6 +35,8 @@ inline constexpr engine_description all_engines[] = {
      engine_kind::gpu_generated},
     {"gpu-sparse", "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory", max_ryser_n,
      engine_kind::gpu_runtime},
+    {"cpu-cached", "beyond the paper: gpu-cached's loop compiled for this CPU (g++ -O3 -march=native) and run on OpenMP threads",
+     max_ryser_n, engine_kind::host_generated},
     {"cpu-sparse", "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP",
      cpu_sparse_max_n, engine_kind::host},
     {"dp", "column-frontier dynamic program: cost set by the frontier under the best column order found, not by n",
@@ -77,12 +79,21 @@ inline int cuda_devices() {
 // Why an engine cannot run on this machine with this build, or nothing when it can.
 inline std::optional<std::string> engine_unavailable(const engine_description& engine, const compute_options& options = {}) {
   if (engine.kind == engine_kind::host) return std::nullopt;
+  if (engine.kind == engine_kind::host_generated) {
+    pipeline_options pipeline = options.pipeline;
+    pipeline.engine = std::string(engine.name);
+    if (pipeline_compiler(pipeline).empty()) {
+      return "it compiles a module for each matrix and needs a C++20 compiler, which was not found (put g++ on PATH or set "
+             "SPARSEPERM_CXX to its path)";
+    }
+    return std::nullopt;
+  }
 #if !defined(__CUDACC__)
   (void)options;
   return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
 #else
   if (cuda_devices() == 0) return "there is no CUDA device on this machine";
-  if (engine.kind == engine_kind::gpu_generated && pipeline_compiler(options.pipeline).empty()) {
+  if (engine.kind == engine_kind::gpu_generated && detail::find_nvcc(options.pipeline.nvcc).empty()) {
     return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set "
            "SPARSEPERM_NVCC to its path)";
   }

@@ -16,62 +16,25 @@
 #endif
 
 #include <cstdint>
-#include <type_traits>
 
-#include "detail/accumulators.cuh"
+#include "detail/module_definition.cuh"
 #include "detail/ryser_thread.cuh"
-#include "engines/cached.cuh"
-#include "engines/hybrid.cuh"
-#include "engines/purereg.cuh"
-#include "module_info.cuh"
-#include "pattern.cuh"
-#include "ryser_plan.cuh"
-#include "structure.cuh"
 
 namespace sparseperm::detail {
 
 template <class Engine, CompileTimeMatrix M>
-struct module_definition {
-  using arithmetic = automatic_arithmetic<M>;
-  static constexpr bool hybrid = std::is_same_v<Engine, hybrid_engine>;
-  static constexpr bool cached = std::is_same_v<Engine, cached_engine>;
-  using plan = std::conditional_t<cached, cached_plan<M, arithmetic>,
-                                  std::conditional_t<hybrid, hybrid_plan<M, arithmetic>, purereg_plan<M, arithmetic>>>;
-  using sum = std::conditional_t<arithmetic::exact, exact_sum, plain_sum>;
-  using value = typename plan::value;
-
-  static constexpr module_info info() {
-    module_info i;
-    i.engine = cached ? 2 : hybrid ? 1 : 0;
-    i.n = plan::n;
-    i.nnz = M::pattern::nnz;
-    i.exact = arithmetic::exact ? 1 : 0;
-    i.singular = structural_rank(constants_of<M>.masks()) < plan::n ? 1 : 0;
-    if constexpr (hybrid) {
-      i.global_rows = plan::global_rows;
-      i.register_rows = plan::k;
-      i.register_columns = plan::c + 1;
-    } else if constexpr (cached) {
-      i.global_rows = plan::global_rows;
-      i.register_rows = plan::k;
-      i.static_bits = plan::b;
-    } else {
-      i.register_rows = plan::n;
-    }
-    if constexpr (arithmetic::exact) {
-      i.start_high = static_cast<std::int64_t>(plan::start_term >> 64);
-      i.start_low = static_cast<std::uint64_t>(plan::start_term);
-    } else {
-      i.start_value = plan::start_term;
-    }
-    return i;
-  }
+struct device_module : module_definition<Engine, M> {
+  using base = module_definition<Engine, M>;
+  using typename base::plan;
+  using typename base::sum;
+  using typename base::value;
+  static_assert(!base::on_host, "SPARSEPERM_MODULE: cpu-cached is a host module (SPARSEPERM_HOST_MODULE, host_module.cuh)");
 
   __device__ static void thread(launch work, sum* partial, value* global_x, std::uint64_t stride) {
     ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
-      if constexpr (hybrid) {
+      if constexpr (base::hybrid) {
         hybrid_steps<plan>(first, end, global_x + t, stride, s);
-      } else if constexpr (cached) {
+      } else if constexpr (base::cached) {
         cached_steps<plan>(first, end, global_x + t, stride, s);
       } else {
         purereg_steps<plan>(first, end, s);
@@ -83,7 +46,7 @@ struct module_definition {
 }  // namespace sparseperm::detail
 
 #define SPARSEPERM_MODULE(ENGINE, MATRIX)                                                                          \
-  using sparseperm_module_definition = ::sparseperm::detail::module_definition<ENGINE, MATRIX>;                   \
+  using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX>;                      \
   extern "C" __global__ void sparseperm_module_kernel(::sparseperm::launch work,                                  \
                                                       sparseperm_module_definition::sum* partial,                 \
                                                       sparseperm_module_definition::value* global_x,              \

@@ -16,10 +16,13 @@ struct hybrid_engine {
 struct cached_engine {
   static constexpr const char* name = "gpu-cached";
 };
+struct cpu_cached_engine {
+  static constexpr const char* name = "cpu-cached";
+};
 
 struct module_info {
-  std::int32_t version = 2;
-  std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached
+  std::int32_t version = 3;
+  std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
   std::int32_t n = 0;
   std::int32_t nnz = 0;
   std::int32_t exact = 0;             // 1: 128-bit integer sums of doubled row sums
@@ -48,8 +51,14 @@ inline std::string cached_plan_text(int static_bits, int register_rows, int n) {
          " of " + std::to_string(n) + " rows of x in registers";
 }
 
+inline std::string cpu_cached_plan_text(int static_bits) {
+  return "permanent ordering (Algorithm 3); Gray blocks of 2^" + std::to_string(static_bits) +
+         " steps unrolled at compile time, partial products cached along the staircase; compiled for this CPU";
+}
+
 inline std::string generated_plan_text(const module_info& info) {
-  return info.engine == 2   ? cached_plan_text(info.static_bits, info.register_rows, info.n)
+  return info.engine == 3   ? cpu_cached_plan_text(info.static_bits)
+         : info.engine == 2   ? cached_plan_text(info.static_bits, info.register_rows, info.n)
          : info.engine == 1 ? hybrid_plan_text(info.register_rows, info.register_columns)
                             : purereg_plan_text();
 }

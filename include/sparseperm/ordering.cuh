@@ -181,7 +181,12 @@ struct cached_options {
   double dispatch_cost = 30;          // a run-time step: Gray arithmetic, the switch, the branch back
   double global_cost = 4;             // one global load or update, in FP64 operations
   device_model device = h100_sxm;
+  bool split_rows = true;             // false (cpu-cached): x is one array, k = n, and the best layout is
+                                      // the cheapest (no registers or occupancy to count)
 };
+
+// cpu-cached's model: the same cost per step, all rows in one array.
+inline constexpr cached_options cached_options_on_host{.split_rows = false};
 
 struct cached_layout {
   int static_bits = 0;                // b
@@ -247,6 +252,7 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const colu
 }
 
 SPARSEPERM_HOST_DEVICE constexpr double cached_score(const cached_layout& layout, const cached_options& options) {
+  if (!options.split_rows) return 1 / positive_cost(layout.cost);
   const int threads = layout.threads_per_sm < options.saturating_threads ? layout.threads_per_sm : options.saturating_threads;
   return threads / positive_cost(layout.cost);
 }
@@ -268,7 +274,9 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_m
     if (forced_static_bits >= 0 && b != (forced_static_bits < max_bits ? forced_static_bits : max_bits)) continue;
     int candidates[2] = {n, staircase[b]};
     int candidate_count = 2;
-    if (forced_register_rows >= 0) {
+    if (!options.split_rows) {
+      candidate_count = 1;
+    } else if (forced_register_rows >= 0) {
       candidates[0] = forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
       candidate_count = 1;
     } else {
@@ -282,7 +290,7 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_m
     for (int c = 0; c < candidate_count; ++c) {
       const int k = candidates[c];
       const cached_layout layout = detail::evaluate_cached_layout(ordered, staircase, b, k, options);
-      if (layout.threads_per_sm == 0 && k > staircase[b]) continue;
+      if (options.split_rows && layout.threads_per_sm == 0 && k > staircase[b]) continue;
       const double score = detail::cached_score(layout, options);
       if (score > best_score) {
         best = layout;

@@ -5,6 +5,7 @@
 //   sparseperm::compute_permanent(matrix, opt)  structure check, engine choice, the result record
 //   sparseperm::make_plan(matrix)               what `auto` would do: blocks, reductions, estimates
 //   sparseperm::permanent<M>(options)           a generated matrix type on the GPU (compiled by nvcc)
+//   sparseperm::permanent_cpu_cached<M>(opt)    a generated matrix type on the CPU (cpu-cached)
 //   sparseperm::permanent_cpu_sparse(...) etc.  the engines themselves (engines/)
 //
 // The compile-time building blocks (Gray-code facts, launch plans, orderings, partitions) are
@@ -14,6 +15,7 @@
 #include "config.cuh"
 #include "engine_error.cuh"
 #include "engine_catalog.cuh"
+#include "engines/cpu_cached.cuh"
 #include "engines/cpu_sparse.cuh"
 #include "engines/dp.cuh"
 #include "engines/reference.cuh"

@@ -6,8 +6,9 @@
 //   3. degree reductions in each block (runtime/reductions.cuh), and the fine blocks again where
 //      they changed it;
 //   4. for each remaining block, every engine that can run it here gets an estimate of its seconds
-//      (dp: predicted transitions; Ryser engines: 2^(n−1) steps at their measured step rate) and of
-//      its memory; the cheapest one that fits in memory runs.
+//      (dp: predicted transitions; Ryser engines: 2^(n−1) steps at their measured step rate, the
+//      cached engines' steps priced by their cost model, plus compiling) and of its memory; the
+//      cheapest one that fits in memory runs.
 //
 // The rates are measured ones (README "Numbers"): they rank engines, they do not promise times.
 #include <algorithm>
@@ -39,6 +40,9 @@ struct planner_rates {
   double gpu_sparse_step = 1.2e-11;         // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
   double gpu_cached_cost_rate = 1.8e13;     // gpu-cached's modelled cost units (cached_layout::cost) per second on an
                                             // H100 (n = 40, p = 0.1 / 0.3 / 0.5: 2.3e13 / 1.9e13 / 1.6e13)
+  double cpu_cached_cost_rate = 4.8e9;      // cpu-cached's modelled cost units per second and core (n = 30, p = 0.1 /
+                                            // 0.3: 4.8e9 / 5.0e9, AMD EPYC with AVX-512)
+  double cpu_compile = 1.0;                 // generating and compiling a host module (cached: less)
   double gpu_setup = 0.3;                   // context and launches
   double gpu_compile = 2.5;                 // generating and compiling a kernel (cached: less)
 };
@@ -129,7 +133,7 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
     }
     estimates.push_back(e);
   }
-  for (const char* name : {"cpu-sparse", "gpu-sparse", "gpu-cached"}) {
+  for (const char* name : {"cpu-sparse", "cpu-cached", "gpu-sparse", "gpu-cached"}) {
     engine_estimate e;
     e.engine = name;
     const engine_description* d = find_engine(name);
@@ -143,8 +147,14 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
       e.seconds = rates.gpu_setup + steps * rates.gpu_sparse_step;
     } else {
       const column_masks pattern = m.masks();
-      const cached_layout layout = plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order));
-      e.seconds = rates.gpu_setup + rates.gpu_compile + steps * layout.cost / rates.gpu_cached_cost_rate;
+      const column_masks ordered = reorder(pattern, permanent_ordering(pattern).order);
+      if (e.engine == "cpu-cached") {
+        const cached_layout layout = plan_cached_layout(ordered, cached_options_on_host);
+        e.seconds = rates.cpu_compile + steps * layout.cost / (rates.cpu_cached_cost_rate * std::max(1, threads));
+      } else {
+        const cached_layout layout = plan_cached_layout(ordered);
+        e.seconds = rates.gpu_setup + rates.gpu_compile + steps * layout.cost / rates.gpu_cached_cost_rate;
+      }
     }
     estimates.push_back(e);
   }

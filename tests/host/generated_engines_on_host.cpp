@@ -3,7 +3,8 @@
 // thread kept across launches, global rows strided by the thread count. gpu-cached runs with its
 // cost model's layout and with forced ones: b = 0 (no static block), 1, 3 with the fewest register
 // rows, and 6 (clamped to n − 1 on small matrices); chunks of 2 steps (no whole block: every step
-// on the run-time path) and of 1024. Checked against the reference
+// on the run-time path) and of 1024. cpu-cached runs as the library's permanent_cpu_cached<M> and
+// with forced blocks b = 1 and 3, on 1 and 8 OpenMP threads. Checked against the reference
 // engine on the random generated matrices of one part (SPARSEPERM_RANDOM_PART).
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 #include <sparseperm/detail/accumulators.cuh>
 #include <sparseperm/detail/ryser_result.cuh>
 #include <sparseperm/engines/cached.cuh>
+#include <sparseperm/engines/cpu_cached.cuh>
 #include <sparseperm/engines/hybrid.cuh>
 #include <sparseperm/engines/purereg.cuh>
 #include <sparseperm/engines/reference.cuh>
@@ -103,7 +105,20 @@ struct check_matrix {
       const auto c2 = cached.template operator()<sp::cached_plan<M, arith, 1>>();
       const auto c3 = cached.template operator()<sp::cached_plan<M, arith, 3, 0>>();
       const auto c4 = cached.template operator()<sp::cached_plan<M, arith, 6>>();
-      for (const auto* r : {&a, &b, &c0, &c1, &c2, &c3, &c4}) {
+      // cpu-cached: the library call, and the host loop with forced blocks (b = 1, 3) on OpenMP threads
+      const int host_threads = static_cast<int>(threads);
+      const auto h0 = sp::permanent_cpu_cached<M>({.threads = host_threads});
+      CHECK(h0.engine == "cpu-cached");
+      const auto host = [&]<class Plan>() {
+        using sum = sp::cpu_cached_sum<arith>;
+        return sp::detail::run_cpu_cached<sum>(
+            Plan::n, M::pattern::nnz, Plan::start_term,
+            [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); },
+            {.threads = host_threads}, "forced", arith::exact);
+      };
+      const auto h1 = host.template operator()<sp::cpu_cached_plan<M, arith, 1>>();
+      const auto h2 = host.template operator()<sp::cpu_cached_plan<M, arith, 3>>();
+      for (const auto* r : {&a, &b, &c0, &c1, &c2, &c3, &c4, &h0, &h1, &h2}) {
         if (arith::exact) {
           REQUIRE(reference.exact);
           CHECK(r->exact);
@@ -125,7 +140,7 @@ struct check_matrix {
 
 }  // namespace
 
-TEST_CASE("generated PureReg and Hybrid loops agree with the reference on random matrices") {
+TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with the reference on random matrices") {
   int count = 0, exact = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic");

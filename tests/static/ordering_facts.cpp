@@ -115,3 +115,18 @@ constexpr bool cached_layout_is_consistent(const sp::column_masks& pattern) {
 static_assert(cached_layout_is_consistent(pseudo_random_pattern(40, 7, 20)));
 static_assert(cached_layout_is_consistent(pseudo_random_pattern(48, 3, 50)));
 static_assert(cached_layout_is_consistent(small));
+// cpu-cached's model: every row in one array (k = n, even where a k is forced), and the cheapest b,
+// which no other b undercuts.
+constexpr bool host_layout_is_cheapest(const sp::column_masks& pattern) {
+  const sp::column_masks ordered = sp::reorder(pattern, sp::permanent_ordering(pattern).order);
+  const sp::cached_layout l = sp::plan_cached_layout(ordered, sp::cached_options_on_host);
+  if (l.register_rows != pattern.n || l.global_accesses != 0) return false;
+  for (int b = 0; b <= 6 && b < pattern.n; ++b) {
+    const sp::cached_layout other = sp::plan_cached_layout(ordered, sp::cached_options_on_host, b, 0);
+    if (other.register_rows != pattern.n || other.cost < l.cost) return false;
+  }
+  return true;
+}
+static_assert(host_layout_is_cheapest(pseudo_random_pattern(40, 7, 20)));
+static_assert(host_layout_is_cheapest(pseudo_random_pattern(48, 3, 50)));
+static_assert(host_layout_is_cheapest(small));

@@ -2,6 +2,7 @@
 // and bench.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -159,12 +160,75 @@ TEST_CASE("GPU engines without a GPU or without CUDA say why, exit code 2") {
   }
 }
 
+// cpu-cached compiles a host module per matrix with g++ (CI has it): once, then from the cache.
+TEST_CASE("cpu-cached: a module compiled once per matrix, reused, and equal to cpu-sparse") {
+  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
+  const auto compute = [&](const std::string& file, const std::string& engine) {
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  const std::string ones = (cli_test::scratch_dir() / "c26.mtx").string();
+  REQUIRE(run("generate --n 26 --density 0.3 --seed 5 --values ones -o " + ones).code == 0);
+  const json::value sparse = compute(ones, "cpu-sparse");
+  const json::value first = compute(ones, "cpu-cached");
+  const json::value second = compute(ones, "cpu-cached");
+  CHECK(first["engine"].as_string() == "cpu-cached");
+  CHECK(first["exact"].as_bool());
+  CHECK(first["permanent"].as_string() == sparse["permanent"].as_string());
+  CHECK(second["permanent"].as_string() == sparse["permanent"].as_string());
+  CHECK(first["seconds"]["compile"].as_number() > 0);
+  CHECK(second["seconds"]["compile"].as_number() == 0);
+  CHECK(second["plan"].as_string().find("; module from the cache ") != std::string::npos);
+  MESSAGE("cpu-cached n = 26: compile " << first["seconds"]["compile"].as_number() << " s, compute "
+                                        << second["seconds"]["compute"].as_number() << " s; cpu-sparse "
+                                        << sparse["seconds"]["compute"].as_number() << " s");
+
+  const std::string reals = (cli_test::scratch_dir() / "c24.mtx").string();
+  REQUIRE(run("generate --n 24 --density 0.4 --seed 6 -o " + reals).code == 0);
+  const json::value reference = compute(reals, "reference");
+  const json::value cached = compute(reals, "cpu-cached");
+  CHECK_FALSE(cached["exact"].as_bool());
+  CHECK(cached["value"].as_number() == doctest::Approx(reference["value"].as_number()).epsilon(1e-12));
+}
+
+TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheapest") {
+  // n = 28, p = 0.5: a frontier too wide for dp, 2^27 Ryser steps; the GPU hidden, one thread (with
+  // many cores cpu-sparse finishes before a module compiles, and the planner knows it)
+  const std::string file = (cli_test::scratch_dir() / "c28.mtx").string();
+  REQUIRE(run("generate --n 28 --density 0.5 --seed 2 -o " + file).code == 0);
+  const auto r = cli_test::run_raw("CUDA_VISIBLE_DEVICES= SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
+                                   SPARSEPERM_CLI + " compute " + file + " --threads 1 --json");
+  REQUIRE(r.code == 0);
+  const json::value v = json::parse(r.out);
+  CHECK(v["engine"].as_string() == "cpu-cached");
+  const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
+  CHECK(v["value"].as_number() == doctest::Approx(cpu["value"].as_number()).epsilon(1e-10));
+}
+
+TEST_CASE("cpu-cached without a compiler, or with one that fails: one clear line, exit code 2") {
+  const std::string file = write_file("ones5.mtx", ones_matrix(5));
+  const std::string cache = " SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache-errors").string() + " ";
+  const auto missing = cli_test::run_raw("SPARSEPERM_CXX=/nonexistent/g++" + cache + SPARSEPERM_CLI + " compute " + file +
+                                         " --engine cpu-cached");
+  CHECK(missing.code == 2);
+  CHECK(missing.out.empty());
+  CHECK(missing.err.rfind("error: engine 'cpu-cached' is not available: it compiles a module for each matrix and needs a C++20 "
+                          "compiler, which was not found",
+                          0) == 0);
+  const auto failing = cli_test::run_raw("SPARSEPERM_CXX=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file + " --engine cpu-cached");
+  CHECK(failing.code == 2);
+  CHECK(failing.out.empty());
+  CHECK(failing.err.rfind("error: compiling the cpu-cached module failed (false exit code 1); its messages are in ", 0) == 0);
+  CHECK(std::count(failing.err.begin(), failing.err.end(), '\n') == 1);
+}
+
 TEST_CASE("files that cannot be read, and usage mistakes") {
   check_error(run("compute /nonexistent/m.mtx"), "/nonexistent/m.mtx: cannot open: no such file");
   const std::string dir = cli_test::scratch_dir().string();
   check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
-  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-sparse, dp, reference)");
+  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-cached, cpu-sparse, dp, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");

@@ -140,6 +140,12 @@ inline int run_inspect(int argc, char** argv) {
                   detail::power_of_two(l.chunk).c_str(), static_cast<unsigned long long>(l.threads),
                   static_cast<unsigned long long>(l.steps()));
     }
+    const cached_layout host_layout = plan_cached_layout(ordered, cached_options_on_host);
+    std::printf("\ncpu-cached plan (the same loop compiled for this CPU, all of x in one array):\n");
+    std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled\n", host_layout.static_bits,
+                1 << host_layout.static_bits);
+    std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions\n", host_layout.multiplications,
+                host_layout.additions);
   } else if (n > max_ryser_n) {
     std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
   }

@@ -6,6 +6,9 @@
 //                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
 //                    terms make unpredictable)
 //   exact_sum        a 128-bit integer
+//   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
+//                    two dependency chains where one held a CPU at the adder's latency per step
+//                    (the sign is a constant in unrolled code, so the choice costs nothing there)
 #include <cmath>
 
 #include "../config.cuh"
@@ -48,5 +51,23 @@ struct exact_sum {
   SPARSEPERM_HOST_DEVICE __int128 value() const { return sum; }
 };
 #endif
+
+template <class Sum>
+struct sign_split_sum {
+  Sum parts[2];
+  SPARSEPERM_HOST_DEVICE void add(decltype(Sum{}.value()) term) { parts[0].add(term); }
+  SPARSEPERM_HOST_DEVICE void add_signed(decltype(Sum{}.value()) term, bool negative) {
+    parts[negative ? 1 : 0].add_signed(term, negative);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const sign_split_sum& other) {
+    parts[0].merge(other.parts[0]);
+    parts[1].merge(other.parts[1]);
+  }
+  SPARSEPERM_HOST_DEVICE auto value() const {
+    Sum total = parts[0];
+    total.merge(parts[1]);
+    return total.value();
+  }
+};
 
 }  // namespace sparseperm::detail

@@ -16,14 +16,14 @@ namespace sparseperm::detail {
 // code made the compiler select the signed constant at run time. A fold over the column's entries,
 // not a loop of lambdas: one instantiation per column keeps nvcc fast.
 template <class Plan, int Begin, int K, int... E>
-SPARSEPERM_HOST_DEVICE inline void flip_registers_impl(typename Plan::value (&x)[K], [[maybe_unused]] typename Plan::value sign,
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K], [[maybe_unused]] typename Plan::value sign,
                                                        std::integer_sequence<int, E...>) {
   static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
   ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
 }
 
 template <class Plan, int J, int K>
-SPARSEPERM_HOST_DEVICE inline void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
   using column = plan_column<Plan, J>;
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
@@ -31,7 +31,7 @@ SPARSEPERM_HOST_DEVICE inline void flip_registers(typename Plan::value (&x)[K], 
 // Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent
 // multiplications.
 template <class Product, int Lo, int Hi, class Value, int K>
-SPARSEPERM_HOST_DEVICE inline Product product_tree(const Value (&x)[K]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE Product product_tree(const Value (&x)[K]) {
   if constexpr (Hi - Lo <= 0) {
     return Product{1};
   } else if constexpr (Hi - Lo == 1) {
@@ -44,12 +44,12 @@ SPARSEPERM_HOST_DEVICE inline Product product_tree(const Value (&x)[K]) {
 
 // x[0..K) = x_0[0..K).
 template <class Plan, int K, int... I>
-SPARSEPERM_HOST_DEVICE inline void load_start_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, I...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, I...>) {
   ((x[I] = plan_start<Plan, I>::value), ...);
 }
 
 template <class Plan, int K>
-SPARSEPERM_HOST_DEVICE inline void load_start_registers(typename Plan::value (&x)[K]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers(typename Plan::value (&x)[K]) {
   load_start_registers_impl<Plan>(x, std::make_integer_sequence<int, K>{});
 }
 

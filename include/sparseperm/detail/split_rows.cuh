@@ -27,7 +27,7 @@ SPARSEPERM_HOST_DEVICE inline std::uint64_t unhoisted(std::uint64_t stride) {
 // One nonzero's update, x[row] + sign·a (sign = ±1: see flip_registers): a register row in `reg`,
 // a global row at gx[(row − k)·stride].
 template <class Plan, int E>
-SPARSEPERM_HOST_DEVICE inline void flip_split_entry(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                      [[maybe_unused]] typename Plan::value* gx,
                                                      [[maybe_unused]] std::uint64_t stride, typename Plan::value sign) {
   using nz = plan_nonzero<Plan, E>;
@@ -39,7 +39,7 @@ SPARSEPERM_HOST_DEVICE inline void flip_split_entry(typename Plan::value (&reg)[
 }
 
 template <class Plan, int Begin, int... E>
-SPARSEPERM_HOST_DEVICE inline void flip_split_impl(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                     [[maybe_unused]] typename Plan::value* gx,
                                                     [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] typename Plan::value sign,
                                                     std::integer_sequence<int, E...>) {
@@ -48,7 +48,7 @@ SPARSEPERM_HOST_DEVICE inline void flip_split_impl(typename Plan::value (&reg)[P
 
 // Column J's update.
 template <class Plan, int J>
-SPARSEPERM_HOST_DEVICE inline void flip_split(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                typename Plan::value* gx, std::uint64_t stride, typename Plan::value sign) {
   using column = plan_column<Plan, J>;
   if constexpr (column::top_row >= Plan::k) stride = unhoisted(stride);
@@ -58,7 +58,7 @@ SPARSEPERM_HOST_DEVICE inline void flip_split(typename Plan::value (&reg)[Plan::
 // Π of the global rows [Lo, Hi) as a balanced tree, so that the n − k loads are all in flight at once
 // and the multiplications form a short dependency chain.
 template <class Plan, int Lo, int Hi>
-SPARSEPERM_HOST_DEVICE inline typename Plan::product global_product([[maybe_unused]] const typename Plan::value* gx,
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_product([[maybe_unused]] const typename Plan::value* gx,
                                                                     [[maybe_unused]] std::uint64_t stride) {
   using product = typename Plan::product;
   if constexpr (Hi - Lo <= 0) {

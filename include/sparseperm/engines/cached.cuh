@@ -30,12 +30,14 @@
 namespace sparseperm {
 
 // StaticBits / RegisterRows ≥ 0 force b and k (clamped to what is valid); −1: the cost model's.
-template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1>
+// OnHost: the plan of cpu-cached (engines/cpu_cached.cuh), every row in one array.
+template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1, bool OnHost = false>
 struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
-  // 128-bit products take four registers each and many instructions: smaller blocks (measured: n = 24,
-  // p = 0.5, exact, b = 6 spilled 5 KB at 255 registers).
-  static constexpr cached_options options{.max_static_bits = Arith::exact ? 3 : 6, .registers_per_value = 2};
+  // On the GPU 128-bit products take four registers each and many instructions: smaller blocks
+  // (measured: n = 24, p = 0.5, exact, b = 6 spilled 5 KB at 255 registers).
+  static constexpr cached_options options =
+      OnHost ? cached_options_on_host : cached_options{.max_static_bits = Arith::exact ? 3 : 6, .registers_per_value = 2};
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
@@ -54,7 +56,7 @@ namespace detail {
 
 // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline typename Plan::product top_level(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product top_level(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                                const typename Plan::value* gx, std::uint64_t stride) {
   using product = typename Plan::product;
   return product_tree<product, cached_level<Plan, Plan::b>::rows, Plan::k>(reg) *
@@ -63,7 +65,7 @@ SPARSEPERM_HOST_DEVICE inline typename Plan::product top_level(const typename Pl
 
 // Q_J, Q_{J−1}, .., Q_0 from Q_{J+1}: after a flip of column J < b.
 template <class Plan, int J>
-SPARSEPERM_HOST_DEVICE inline void rebuild_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                   typename Plan::product (&q)[Plan::b + 1]) {
   using product = typename Plan::product;
   q[J] = q[J + 1] * product_tree<product, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
@@ -72,7 +74,7 @@ SPARSEPERM_HOST_DEVICE inline void rebuild_levels(const typename Plan::value (&r
 
 // Every level, from the rows themselves: after a run-time step.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline void rebuild_all_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_all_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                       const typename Plan::value* gx, std::uint64_t stride,
                                                       typename Plan::product (&q)[Plan::b + 1]) {
   q[Plan::b] = top_level<Plan>(reg, gx, stride);
@@ -81,7 +83,7 @@ SPARSEPERM_HOST_DEVICE inline void rebuild_all_levels(const typename Plan::value
 
 // Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
 template <class Plan, int S, class Sum>
-SPARSEPERM_HOST_DEVICE inline void static_step(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum) {
   using value = typename Plan::value;
   constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
@@ -95,7 +97,7 @@ SPARSEPERM_HOST_DEVICE inline void static_step(typename Plan::value (&reg)[Plan:
 }
 
 template <class Plan, class Sum, int... S>
-SPARSEPERM_HOST_DEVICE inline void static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                 typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
                                                 std::integer_sequence<int, S...>) {
   (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);

@@ -21,14 +21,11 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(_OPENMP)
-#  include <omp.h>
-#endif
-
 #include "../config.cuh"
 #include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/exact_integer.cuh"
+#include "../detail/host_chunks.cuh"
 #include "../detail/ryser_result.cuh"
 #include "../detail/sparse_ryser.cuh"
 #include "../detail/threads.cuh"
@@ -82,34 +79,21 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// Runs the chunks of [1, 2^(n−1)) on `threads` threads; returns Σ_{g ≥ 0} (−1)^g Π x_g.
+// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (detail/host_chunks.cuh).
 template <class X, class Sum>
-Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress,
-                  std::uint64_t& chunk_out) {
-  const std::uint64_t total = step_count(m.n);
-  const std::uint64_t wanted_chunks = 64 * static_cast<std::uint64_t>(threads);
-  std::uint64_t chunk = bit_floor(std::max<std::uint64_t>(total / wanted_chunks, 1024));
-  if (chunk > total) chunk = total;
-  chunk_out = chunk;
-  const std::int64_t chunks = static_cast<std::int64_t>(total / chunk);
-  std::vector<Sum> partial(static_cast<std::size_t>(chunks));
+Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, std::uint64_t& chunk_out) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
-  if (progress) progress->total.store(total - 1, std::memory_order_relaxed);
-#if defined(_OPENMP)
-#  pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-#endif
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::uint64_t first = c == 0 ? 1 : static_cast<std::uint64_t>(c) * chunk;
-    const std::uint64_t end = static_cast<std::uint64_t>(c + 1) * chunk;
-    Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
-    X x[max_ryser_n];
-    sparse_ryser_steps(view, x, 1, first, end, local);
-    partial[static_cast<std::size_t>(c)] = local;
-    if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
-  }
   Sum sum;
   sum.add(product_of(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
-  for (const Sum& p : partial) sum.merge(p);
+  host_chunking chunking;
+  sum_host_chunks(
+      m.n, threads, progress,
+      [&](std::uint64_t first, std::uint64_t end, Sum& local) {
+        X x[max_ryser_n];
+        sparse_ryser_steps(view, x, 1, first, end, local);
+      },
+      sum, chunking);
+  chunk_out = chunking.chunk;
   return sum;
 }
 

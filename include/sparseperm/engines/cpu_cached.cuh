@@ -1,0 +1,99 @@
+#pragma once
+// The `cpu-cached` engine: gpu-cached's chunk loop (engines/cached.cuh) compiled for the host and run
+// on OpenMP threads (detail/host_chunks.cuh). The matrix is a type, so the host compiler unrolls the
+// static Gray blocks with the columns, directions and values as constants, as nvcc does for the GPU.
+// x is one array (k = n): the cost model chooses b alone (cached_options_on_host).
+//
+//   permanent_cpu_cached<M>(options)        a generated matrix type, compiled into the caller's
+//                                           program (best with -O3 -march=native -fopenmp)
+//   sparseperm compute --engine cpu-cached  the pipeline: a module compiled for each matrix
+//                                           (host_module.cuh, runtime/host_module_runner.cuh)
+//
+// Sums: exact 128-bit integers where the matrix's bound allows, else double with compensated
+// (TwoSum) sums, one for the terms added and one for those subtracted: two dependency chains where
+// one held each step at the adder's latency.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "../detail/accumulators.cuh"
+#include "../detail/host_chunks.cuh"
+#include "../detail/ryser_result.cuh"
+#include "../detail/threads.cuh"
+#include "../module_info.cuh"
+#include "../pattern.cuh"
+#include "../progress.cuh"
+#include "../result.cuh"
+#include "../ryser_plan.cuh"
+#include "../structure.cuh"
+#include "cached.cuh"
+
+namespace sparseperm {
+
+template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
+using cpu_cached_plan = cached_plan<M, Arith, StaticBits, -1, true>;
+
+template <class Arith>
+using cpu_cached_sum = std::conditional_t<Arith::exact, detail::exact_sum, detail::sign_split_sum<detail::compensated_sum>>;
+
+struct cpu_cached_options {
+  int threads = 0;                       // 0: as many as OpenMP offers
+  progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
+};
+
+inline const char* cpu_cached_arithmetic(bool exact) {
+  return exact ? "exact 128-bit integers" : "double, compensated (TwoSum) sums of the added and the subtracted terms";
+}
+
+namespace detail {
+
+// A whole run given the chunk loop steps(first, end, Sum&): the library's permanent_cpu_cached and
+// the pipeline's host modules (runtime/host_module_runner.cuh) share it.
+template <class Sum, class Start, class Steps>
+permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const Steps& steps, const cpu_cached_options& options,
+                                const std::string& plan_text, bool exact) {
+  const auto start = std::chrono::steady_clock::now();
+  permanent_result result;
+  result.engine = cpu_cached_engine::name;
+  result.n = n;
+  result.nnz = nnz;
+  result.threads = engine_threads(options.threads);
+  Sum sum;
+  sum.add(start_term);  // step 0: x_0 itself, sign +
+  host_chunking chunking;
+  sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
+  set_ryser_value(result, n, sum.value());
+  result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
+                std::to_string(highest_bit(chunking.chunk)) + "; " + cpu_cached_arithmetic(exact);
+  result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace detail
+
+// The permanent of a generated matrix type on this CPU.
+template <CompileTimeMatrix M>
+permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
+  constexpr int n = M::pattern::n;
+  static_assert(n <= max_ryser_n, "sparseperm::permanent_cpu_cached<M>: the Ryser engines need n <= 64");
+  if constexpr (n == 0 || structural_rank(constants_of<M>.masks()) < n) {
+    permanent_result result;
+    result.engine = cpu_cached_engine::name;
+    result.n = n;
+    result.nnz = M::pattern::nnz;
+    set_exact_value(result, n == 0 ? 1 : 0,
+                    n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
+                           : "structurally singular (no perfect matching, found at compile time)");
+    return result;
+  } else {
+    using arith = automatic_arithmetic<M>;
+    using plan = cpu_cached_plan<M, arith>;
+    return detail::run_cpu_cached<cpu_cached_sum<arith>>(
+        n, M::pattern::nnz, plan::start_term,
+        [](std::uint64_t first, std::uint64_t end, cpu_cached_sum<arith>& sum) { cached_steps<plan>(first, end, nullptr, 0, sum); },
+        options, cpu_cached_plan_text(plan::b), arith::exact);
+  }
+}
+
+}  // namespace sparseperm
