@@ -45,6 +45,19 @@ struct device_module : module_definition<Engine, M> {
 
 }  // namespace sparseperm::detail
 
+namespace sparseperm {
+
+// The kernel of a generated GPU engine for matrix type M: one thread, one chunk of the launch
+// (Algorithm 2); per-thread sums persist across launches in `partial`. permanent<M>() launches it
+// compiled into the program, SPARSEPERM_MODULE exports it from a module.
+template <class Engine, CompileTimeMatrix M>
+__global__ void generated_kernel(launch work, typename detail::device_module<Engine, M>::sum* partial,
+                                 typename detail::device_module<Engine, M>::value* global_x, std::uint64_t stride) {
+  detail::device_module<Engine, M>::thread(work, partial, global_x, stride);
+}
+
+}  // namespace sparseperm
+
 #define SPARSEPERM_MODULE(ENGINE, MATRIX)                                                                          \
   using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX>;                      \
   extern "C" __global__ void sparseperm_module_kernel(::sparseperm::launch work,                                  \

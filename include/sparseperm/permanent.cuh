@@ -17,12 +17,9 @@
 #include <string>
 #include <type_traits>
 
-#include "detail/accumulators.cuh"
 #include "engine_error.cuh"
-#include "engines/cached.cuh"
-#include "engines/hybrid.cuh"
-#include "engines/purereg.cuh"
 #include "gpu/ryser_launcher.cuh"
+#include "module.cuh"
 #include "module_info.cuh"
 #include "pattern.cuh"
 #include "progress.cuh"
@@ -54,27 +51,14 @@ permanent_result run_generated_engine(const gpu_options& options) {
       set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
       return result;
     } else {
-      using arith = automatic_arithmetic<M>;
-      using sum = std::conditional_t<arith::exact, detail::exact_sum, detail::plain_sum>;
-      const gpu::launch_options launch{options.device, options.progress};
-      if constexpr (std::is_same_v<Engine, purereg_engine>) {
-        using plan = purereg_plan<M, arith>;
-        result.plan = purereg_plan_text() + "; " + arith::name;
-        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
-                                                         reinterpret_cast<const void*>(&purereg_kernel<plan, sum>), 0, launch);
-      } else if constexpr (std::is_same_v<Engine, cached_engine>) {
-        using plan = cached_plan<M, arith>;
-        result.plan = cached_plan_text(plan::b, plan::k, n) + "; " + arith::name;
-        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
-                                                         reinterpret_cast<const void*>(&cached_kernel<plan, sum>),
-                                                         plan::global_rows, launch);
-      } else {
-        using plan = hybrid_plan<M, arith>;
-        result.plan = hybrid_plan_text(plan::k, plan::c + 1) + "; " + arith::name;
-        gpu::run_ryser_kernel<sum, typename plan::value>(result, plan::start_term,
-                                                         reinterpret_cast<const void*>(&hybrid_kernel<plan, sum>),
-                                                         plan::global_rows, launch);
-      }
+      // The same definition as a kernel module's (module.cuh): plan, accumulator, plan line.
+      using definition = detail::device_module<Engine, M>;
+      using plan = typename definition::plan;
+      constexpr module_info info = definition::info();
+      result.plan = generated_plan_text(info) + "; " + definition::arithmetic::name;
+      gpu::run_ryser_kernel<typename definition::sum, typename definition::value>(
+          result, plan::start_term, reinterpret_cast<const void*>(&generated_kernel<Engine, M>), info.global_rows,
+          {options.device, options.progress});
       return result;
     }
   }

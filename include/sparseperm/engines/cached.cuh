@@ -139,13 +139,4 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
   }
 }
 
-#if defined(__CUDACC__)
-template <class Plan, class Sum>
-__global__ void cached_kernel(launch work, Sum* partial, typename Plan::value* global_x, std::uint64_t stride) {
-  detail::ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, Sum& sum) {
-    cached_steps<Plan>(first, end, global_x + t, stride, sum);
-  });
-}
-#endif
-
 }  // namespace sparseperm

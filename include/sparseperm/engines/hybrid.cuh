@@ -58,13 +58,4 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
   });
 }
 
-#if defined(__CUDACC__)
-template <class Plan, class Sum>
-__global__ void hybrid_kernel(launch work, Sum* partial, typename Plan::value* global_x, std::uint64_t stride) {
-  detail::ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, Sum& sum) {
-    hybrid_steps<Plan>(first, end, global_x + t, stride, sum);
-  });
-}
-#endif
-
 }  // namespace sparseperm

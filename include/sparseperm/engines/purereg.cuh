@@ -46,14 +46,4 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   });
 }
 
-#if defined(__CUDACC__)
-// One thread, one chunk of the launch; per-thread sums persist across launches in `partial`.
-// (The last two parameters give CodeGen-Hybrid's signature; PureReg needs no global rows.)
-template <class Plan, class Sum>
-__global__ void purereg_kernel(launch work, Sum* partial, typename Plan::value*, std::uint64_t) {
-  detail::ryser_thread(work, partial,
-                       [](std::uint64_t first, std::uint64_t end, std::uint64_t, Sum& sum) { purereg_steps<Plan>(first, end, sum); });
-}
-#endif
-
 }  // namespace sparseperm
