@@ -16,9 +16,9 @@ inline const char* inspect_help =
     "\n"
     "What the engines see in the matrix of FILE: size, nonzeros, degrees, structural rank, the\n"
     "column order of the sparse Ryser engines, the permanent ordering (Algorithm 3) and register\n"
-    "partition (Algorithm 4) of the generated GPU kernels, their launch plan (Algorithm 2) on an\n"
-    "H100 model, and the engine that 'compute --engine auto' would run. Indices are 1-based, as in\n"
-    "the file.\n";
+    "partition (Algorithm 4) of the generated GPU kernels, gpu-cached's plan and launch plan\n"
+    "(Algorithm 2) on an H100 model, cpu-cached's plan, every engine's estimate and the engine that\n"
+    "'compute --engine auto' would run. Indices are 1-based, as in the file.\n";
 
 namespace detail {
 
