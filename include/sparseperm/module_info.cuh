@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "config.cuh"
+
 namespace sparseperm {
 
 // The generated engines as tags (permanent<M, Engine>(), SPARSEPERM_MODULE).
@@ -35,6 +37,13 @@ struct module_info {
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
 };
+
+#if SPARSEPERM_HAS_INT128
+// The step-0 term of a module in exact arithmetic, from its two 64-bit halves.
+inline __int128 exact_start_term(const module_info& info) {
+  return (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
+}
+#endif
 
 // The plan line of a generated engine's result (the arithmetic is appended by the caller), the same
 // whether the kernel was compiled into the program (permanent.cuh) or loaded as a module.

@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "../engines/cached.cuh"
-#include "../engines/cpu_cached.cuh"
 #include "../engines/hybrid.cuh"
 #include "../engines/purereg.cuh"
 #include "../module_info.cuh"

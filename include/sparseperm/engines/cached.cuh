@@ -14,9 +14,11 @@
 // live in registers, rows [k, n) (k ≥ r(b): touched on run-time steps only) in global memory like
 // CodeGen-Hybrid's. b and k come from plan_cached_layout's cost model (ordering.cuh).
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "../config.cuh"
+#include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/register_steps.cuh"
 #include "../detail/ryser_thread.cuh"
@@ -46,6 +48,14 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   static_assert(b >= 0 && b <= 10, "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
 };
+
+// cpu-cached's plan (engines/cpu_cached.cuh) and accumulator: exact 128-bit sums, or two TwoSum
+// accumulators (added and subtracted terms: two dependency chains on a CPU).
+template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
+using cpu_cached_plan = cached_plan<M, Arith, StaticBits, -1, true>;
+
+template <class Arith>
+using cpu_cached_sum = std::conditional_t<Arith::exact, detail::exact_sum, detail::sign_split_sum<detail::compensated_sum>>;
 
 template <class Plan, int M>
 struct cached_level {

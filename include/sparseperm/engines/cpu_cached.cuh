@@ -19,6 +19,7 @@
 
 #include "../detail/accumulators.cuh"
 #include "../detail/host_chunks.cuh"
+#include "../detail/module_definition.cuh"
 #include "../detail/ryser_result.cuh"
 #include "../detail/threads.cuh"
 #include "../module_info.cuh"
@@ -30,12 +31,6 @@
 #include "cached.cuh"
 
 namespace sparseperm {
-
-template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
-using cpu_cached_plan = cached_plan<M, Arith, StaticBits, -1, true>;
-
-template <class Arith>
-using cpu_cached_sum = std::conditional_t<Arith::exact, detail::exact_sum, detail::sign_split_sum<detail::compensated_sum>>;
 
 struct cpu_cached_options {
   int threads = 0;                       // 0: as many as OpenMP offers
@@ -70,6 +65,32 @@ permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const S
   return result;
 }
 
+// A run of the cpu-cached loop that `info` describes (module_definition<cpu_cached_engine, M>::info(),
+// or a host module's): structurally singular patterns give an exact 0 without a step; otherwise
+// steps(first, end, cpu_cached_sum<Arith>&) runs the chunks. The library and the pipeline's host
+// modules both come through here.
+template <class Arith, class Steps>
+permanent_result run_cpu_cached_module(const module_info& info, const Steps& steps, const cpu_cached_options& options) {
+  if (info.singular) {
+    permanent_result result;
+    result.engine = cpu_cached_engine::name;
+    result.n = info.n;
+    result.nnz = info.nnz;
+    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
+    return result;
+  }
+  typename Arith::product start_term;
+#if SPARSEPERM_HAS_INT128
+  if constexpr (Arith::exact) {
+    start_term = exact_start_term(info);
+  } else
+#endif
+  {
+    start_term = info.start_value;
+  }
+  return run_cpu_cached<cpu_cached_sum<Arith>>(info.n, info.nnz, start_term, steps, options, generated_plan_text(info), Arith::exact);
+}
+
 }  // namespace detail
 
 // The permanent of a generated matrix type on this CPU.
@@ -77,22 +98,19 @@ template <CompileTimeMatrix M>
 permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
   constexpr int n = M::pattern::n;
   static_assert(n <= max_ryser_n, "sparseperm::permanent_cpu_cached<M>: the Ryser engines need n <= 64");
-  if constexpr (n == 0 || structural_rank(constants_of<M>.masks()) < n) {
+  if constexpr (n == 0) {
     permanent_result result;
     result.engine = cpu_cached_engine::name;
-    result.n = n;
-    result.nnz = M::pattern::nnz;
-    set_exact_value(result, n == 0 ? 1 : 0,
-                    n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
-                           : "structurally singular (no perfect matching, found at compile time)");
+    set_exact_value(result, 1, "the 0 x 0 matrix: permanent 1 by convention");
     return result;
   } else {
-    using arith = automatic_arithmetic<M>;
-    using plan = cpu_cached_plan<M, arith>;
-    return detail::run_cpu_cached<cpu_cached_sum<arith>>(
-        n, M::pattern::nnz, plan::start_term,
-        [](std::uint64_t first, std::uint64_t end, cpu_cached_sum<arith>& sum) { cached_steps<plan>(first, end, nullptr, 0, sum); },
-        options, cpu_cached_plan_text(plan::b), arith::exact);
+    // The same definition as a host module's (host_module.cuh): plan, accumulator, module_info.
+    using definition = detail::module_definition<cpu_cached_engine, M>;
+    using plan = typename definition::plan;
+    return detail::run_cpu_cached_module<typename definition::arithmetic>(
+        definition::info(),
+        [](std::uint64_t first, std::uint64_t end, typename definition::sum& sum) { cached_steps<plan>(first, end, nullptr, 0, sum); },
+        options);
   }
 }
 

@@ -53,27 +53,14 @@ inline permanent_result run_host_module(const std::string& path, const cpu_cache
   const module_info info = *info_address;
   using steps_function = void (*)(std::uint64_t, std::uint64_t, void*);
   const auto steps = reinterpret_cast<steps_function>(module.symbol("sparseperm_host_module_steps"));
-  if (info.singular) {
-    permanent_result result;
-    result.engine = cpu_cached_engine::name;
-    result.n = info.n;
-    result.nnz = info.nnz;
-    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
-    return result;
-  }
-  const auto run = [&]<class Arith>(const typename Arith::product& start) {
-    using sum = cpu_cached_sum<Arith>;
-    return detail::run_cpu_cached<sum>(
-        info.n, info.nnz, start, [steps](std::uint64_t first, std::uint64_t end, sum& s) { steps(first, end, &s); }, options,
-        generated_plan_text(info), Arith::exact);
+  const auto run = [&]<class Arith>() {
+    return detail::run_cpu_cached_module<Arith>(
+        info, [steps](std::uint64_t first, std::uint64_t end, cpu_cached_sum<Arith>& s) { steps(first, end, &s); }, options);
   };
 #if SPARSEPERM_HAS_INT128
-  if (info.exact) {
-    const __int128 start = (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
-    return run.template operator()<exact_arithmetic>(start);
-  }
+  if (info.exact) return run.template operator()<exact_arithmetic>();
 #endif
-  return run.template operator()<double_arithmetic>(info.start_value);
+  return run.template operator()<double_arithmetic>();
 }
 
 }  // namespace sparseperm
