@@ -8,17 +8,21 @@
 //   #include <sparseperm/host_module.cuh>
 //   #include "matrix.cuh"
 //   SPARSEPERM_HOST_MODULE(sparseperm::generated::input::matrix)
+//   SPARSEPERM_HOST_MODULE_PRECISION(sparseperm::generated::input::matrix, sparseperm::precision::exact)
 //
 // exports, with C linkage:
 //   sparseperm_host_module_steps(first, end, sum)   adds the steps [first, end) (first ≥ 1) to *sum,
-//                                                   a cpu_cached_sum of the module's arithmetic
+//                                                   the module's accumulator (module_definition::sum)
 //   sparseperm_host_module                          its module_info (engine 3)
 #include <cstdint>
 
 #include "detail/module_definition.cuh"
 
-#define SPARSEPERM_HOST_MODULE(MATRIX)                                                                         \
-  using sparseperm_host_definition = ::sparseperm::detail::module_definition<::sparseperm::cpu_cached_engine, MATRIX>; \
+#define SPARSEPERM_HOST_MODULE(MATRIX) SPARSEPERM_HOST_MODULE_PRECISION(MATRIX, ::sparseperm::precision::automatic)
+
+#define SPARSEPERM_HOST_MODULE_PRECISION(MATRIX, PRECISION)                                                    \
+  using sparseperm_host_definition =                                                                           \
+      ::sparseperm::detail::module_definition<::sparseperm::cpu_cached_engine, MATRIX, PRECISION>;            \
   extern "C" void sparseperm_host_module_steps(std::uint64_t first, std::uint64_t end, void* sum) {           \
     ::sparseperm::cached_steps<sparseperm_host_definition::plan>(first, end, nullptr, 0,                        \
                                                                  *static_cast<sparseperm_host_definition::sum*>(sum)); \

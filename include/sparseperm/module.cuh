@@ -6,6 +6,7 @@
 //   #include <sparseperm/module.cuh>
 //   #include "matrix.cuh"
 //   SPARSEPERM_MODULE(sparseperm::hybrid_engine, sparseperm::generated::input::matrix)
+//   SPARSEPERM_MODULE_PRECISION(sparseperm::cached_engine, ..., sparseperm::precision::exact)
 //
 // exports, with C linkage:
 //   sparseperm_module_kernel(launch, Sum* partial, Value* global_x, uint64_t stride)
@@ -22,9 +23,9 @@
 
 namespace sparseperm::detail {
 
-template <class Engine, CompileTimeMatrix M>
-struct device_module : module_definition<Engine, M> {
-  using base = module_definition<Engine, M>;
+template <class Engine, CompileTimeMatrix M, precision P = precision::automatic>
+struct device_module : module_definition<Engine, M, P> {
+  using base = module_definition<Engine, M, P>;
   using typename base::plan;
   using typename base::sum;
   using typename base::value;
@@ -50,16 +51,18 @@ namespace sparseperm {
 // The kernel of a generated GPU engine for matrix type M: one thread, one chunk of the launch
 // (Algorithm 2); per-thread sums persist across launches in `partial`. permanent<M>() launches it
 // compiled into the program, SPARSEPERM_MODULE exports it from a module.
-template <class Engine, CompileTimeMatrix M>
-__global__ void generated_kernel(launch work, typename detail::device_module<Engine, M>::sum* partial,
-                                 typename detail::device_module<Engine, M>::value* global_x, std::uint64_t stride) {
-  detail::device_module<Engine, M>::thread(work, partial, global_x, stride);
+template <class Engine, CompileTimeMatrix M, precision P = precision::automatic>
+__global__ void generated_kernel(launch work, typename detail::device_module<Engine, M, P>::sum* partial,
+                                 typename detail::device_module<Engine, M, P>::value* global_x, std::uint64_t stride) {
+  detail::device_module<Engine, M, P>::thread(work, partial, global_x, stride);
 }
 
 }  // namespace sparseperm
 
-#define SPARSEPERM_MODULE(ENGINE, MATRIX)                                                                          \
-  using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX>;                      \
+#define SPARSEPERM_MODULE(ENGINE, MATRIX) SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, ::sparseperm::precision::automatic)
+
+#define SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                                     \
+  using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>;           \
   extern "C" __global__ void sparseperm_module_kernel(::sparseperm::launch work,                                  \
                                                       sparseperm_module_definition::sum* partial,                 \
                                                       sparseperm_module_definition::value* global_x,              \

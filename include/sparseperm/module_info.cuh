@@ -22,12 +22,21 @@ struct cpu_cached_engine {
   static constexpr const char* name = "cpu-cached";
 };
 
+// How a module computes (module_info::arithmetic).
+enum module_arithmetic : std::int32_t {
+  module_double = 0,       // double x and products, plain per-thread sums
+  module_exact128 = 1,     // doubled integer x, 128-bit products and sums
+  module_residues = 2,     // doubled integer x, products and sums modulo `primes` primes (modular.cuh)
+  module_compensated = 3,  // double x and products, TwoSum per-thread sums
+};
+
 struct module_info {
-  std::int32_t version = 3;
+  std::int32_t version = 4;
   std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
   std::int32_t n = 0;
   std::int32_t nnz = 0;
-  std::int32_t exact = 0;             // 1: 128-bit integer sums of doubled row sums
+  std::int32_t arithmetic = module_double;
+  std::int32_t primes = 0;            // module_residues: how many of detail::modular_primes
   std::int32_t singular = 0;          // 1: no perfect matching (permanent 0)
   std::int32_t global_rows = 0;       // Hybrid: rows of x in global memory per thread
   std::int32_t register_rows = 0;     // rows of x in registers
@@ -36,7 +45,12 @@ struct module_info {
   double start_value = 0;             // the step-0 term Π x_0 (double arithmetic)
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
+  double start_residues[16] = {};     // ... and its residues modulo the primes
 };
+
+inline bool module_is_exact(const module_info& info) {
+  return info.arithmetic == module_exact128 || info.arithmetic == module_residues;
+}
 
 #if SPARSEPERM_HAS_INT128
 // The step-0 term of a module in exact arithmetic, from its two 64-bit halves.

@@ -6,6 +6,9 @@
 //   double_arithmetic  x and the values in double
 //   exact_arithmetic   x doubled to integers (2·x_0 = a(:, n−1) − Σ_{j<n−1} a(:, j), updates ±2a),
 //                      products and sums in 128 bits; for integer matrices whose bound fits
+//   residue_arithmetic<K>  x doubled as above, in doubles; products and sums modulo the first K
+//                      primes of detail/modular.cuh, joined on the host (the CRT): for integer
+//                      matrices beyond the 128-bit bound
 //
 //   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
 //                                 ascending degree) or permanent_order (Algorithm 3)
@@ -18,6 +21,7 @@
 #include "column_masks.cuh"
 #include "config.cuh"
 #include "detail/int128_bound.cuh"
+#include "detail/modular.cuh"
 #include "ordering.cuh"
 #include "pattern.cuh"
 
@@ -38,6 +42,15 @@ struct exact_arithmetic {
   static constexpr const char* name = "exact 128-bit integers";
 };
 #endif
+
+template <int K>
+struct residue_arithmetic {
+  using value = double;  // doubled x: integers below 2^24
+  using product = detail::residues<K>;
+  static constexpr bool exact = true;
+  static constexpr int primes = K;
+  static constexpr const char* name = "exact: residues modulo primes below 2^25, joined by the CRT";
+};
 
 template <int N, int NNZ, class Value>
 struct ryser_arrays {
@@ -85,7 +98,13 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
 template <class Arith, int N, int NNZ>
 constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
   typename Arith::product p = 1;
-  for (int i = 0; i < N; ++i) p *= r.x0[i];
+  for (int i = 0; i < N; ++i) {
+    if constexpr (requires { Arith::primes; }) {
+      p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
+    } else {
+      p *= r.x0[i];
+    }
+  }
   return p;
 }
 
@@ -147,12 +166,60 @@ constexpr bool fits_exact_arithmetic() {
 #endif
 }
 
+// For integer matrices beyond the 128-bit bound: a proven bound on log2 |perm| (modular.cuh), and
+// whether residue arithmetic holds the matrix (every Σ_j |a_ij| ≤ 2^24, so doubled x stay below it).
+template <CompileTimeMatrix M>
+constexpr double permanent_bound_bits_of() {
+  constexpr int n = M::pattern::n;
+  constexpr const auto& a = constants_of<M>;
+  double row_sums[n > 0 ? n : 1]{}, column_sums[n > 0 ? n : 1]{};
+  int row_degrees[n > 0 ? n : 1]{}, column_degrees[n > 0 ? n : 1]{};
+  bool zero_one = true;
+  for (int j = 0; j < n; ++j) {
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
+      const double v = a.values[k] < 0 ? -a.values[k] : a.values[k];
+      zero_one = zero_one && v == 1;
+      row_sums[a.rows[k]] += v;
+      column_sums[j] += v;
+      ++row_degrees[a.rows[k]];
+      ++column_degrees[j];
+    }
+  }
+  return detail::permanent_bound_bits(row_sums, row_degrees, column_sums, column_degrees, n, zero_one);
+}
+
+template <CompileTimeMatrix M>
+constexpr bool fits_residue_arithmetic() {
+  constexpr const auto& a = constants_of<M>;
+  if (!a.integer_values()) return false;
+  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
+  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  for (int i = 0; i < M::pattern::n; ++i) {
+    if (row_sums[i] > detail::modular_max_x) return false;
+  }
+  return detail::primes_for_bits(permanent_bound_bits_of<M>()) <= detail::modular_prime_count;
+}
+
 // Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise.
 template <CompileTimeMatrix M>
 #if SPARSEPERM_HAS_INT128
 using automatic_arithmetic = std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, double_arithmetic>;
 #else
 using automatic_arithmetic = double_arithmetic;
+#endif
+
+// What --precision exact runs: 128-bit integers where they fit, else residues modulo enough primes;
+// void for a matrix neither holds (not integer, or entries too large), which callers refuse.
+template <CompileTimeMatrix M>
+using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permanent_bound_bits_of<M>())>;
+
+template <CompileTimeMatrix M>
+#if SPARSEPERM_HAS_INT128
+using exact_arithmetic_of =
+    std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic,
+                       std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>, void>>;
+#else
+using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>, void>;
 #endif
 
 }  // namespace sparseperm

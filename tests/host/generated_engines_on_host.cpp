@@ -10,6 +10,7 @@
 
 #include <sparseperm/codegen.cuh>
 #include <sparseperm/detail/accumulators.cuh>
+#include <sparseperm/detail/generated_arithmetic.cuh>
 #include <sparseperm/detail/ryser_result.cuh>
 #include <sparseperm/engines/cached.cuh>
 #include <sparseperm/engines/cpu_cached.cuh>
@@ -29,7 +30,7 @@ namespace sp = sparseperm;
 namespace {
 
 template <class Arith>
-using thread_sum = std::conditional_t<Arith::exact, sp::detail::exact_sum, sp::detail::plain_sum>;
+using thread_sum = sp::detail::generated_sum<Arith, sp::precision::double_sums, false>;
 
 // Runs `steps(first, end, gx, stride, sum)` for every thread of every launch of Algorithm 2.
 template <class Plan, class Steps>
@@ -46,7 +47,7 @@ sp::permanent_result run_like_a_gpu(Steps steps, int global_rows, std::uint64_t 
   sp::permanent_result result;
   result.engine = "host emulation";
   if constexpr (Plan::arithmetic::exact) {
-    sp::detail::exact_sum total;
+    sum_type total;
     total.add(Plan::start_term);
     for (const auto& p : partial) total.merge(p);
     sp::detail::set_ryser_value(result, Plan::n, total.value());
@@ -67,9 +68,51 @@ constexpr bool constants_all_positive() {
   return true;
 }
 
+// Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
+// every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference.
+template <class M>
+void check_residues(const sp::permanent_result& reference) {
+  REQUIRE(reference.exact);
+  using res = sp::modular_arithmetic_of<M>;
+  using more = sp::residue_arithmetic<res::primes + 1>;
+  const auto check = [&](const sp::permanent_result& r) {
+    CHECK(r.exact);
+    CHECK(r.permanent == reference.permanent);
+  };
+  using pure = sp::purereg_plan<M, res>;
+  check(run_like_a_gpu<pure>(
+      [](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t, auto& sum) { sp::purereg_steps<pure>(first, end, sum); }, 0, 8,
+      2));
+  using hybrid = sp::hybrid_plan<M, more>;
+  check(run_like_a_gpu<hybrid>(
+      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+        sp::hybrid_steps<hybrid>(first, end, gx, stride, sum);
+      },
+      hybrid::global_rows, 8, 2));
+  using cached = sp::cached_plan<M, res>;
+  using cached_global = sp::cached_plan<M, more, 3, 0>;
+  check(run_like_a_gpu<cached>(
+      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+        sp::cached_steps<cached>(first, end, gx, stride, sum);
+      },
+      cached::global_rows, 1, 1024));
+  check(run_like_a_gpu<cached_global>(
+      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+        sp::cached_steps<cached_global>(first, end, gx, stride, sum);
+      },
+      cached_global::global_rows, 8, 2));
+  using host_plan = sp::cpu_cached_plan<M, res>;
+  using sum = sp::cpu_cached_sum<res>;
+  check(sp::detail::run_cpu_cached<sum>(
+      host_plan::n, M::pattern::nnz, host_plan::start_term,
+      [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<host_plan>(first, end, nullptr, 0, s); }, {.threads = 4},
+      "forced", sp::detail::arithmetic_text<res, sum>()));
+}
+
 struct check_matrix {
   int& count;
   int& exact;
+  int& residue_checked;
 
   template <class M>
   void operator()() {
@@ -114,7 +157,7 @@ struct check_matrix {
         return sp::detail::run_cpu_cached<sum>(
             Plan::n, M::pattern::nnz, Plan::start_term,
             [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); },
-            {.threads = host_threads}, "forced", arith::exact);
+            {.threads = host_threads}, "forced", sp::detail::arithmetic_text<arith, sum>());
       };
       const auto h1 = host.template operator()<sp::cpu_cached_plan<M, arith, 1>>();
       const auto h2 = host.template operator()<sp::cpu_cached_plan<M, arith, 3>>();
@@ -133,6 +176,10 @@ struct check_matrix {
         }
       }
     }
+    if constexpr (sp::fits_residue_arithmetic<M>()) {
+      check_residues<M>(reference);
+      ++residue_checked;
+    }
     ++count;
     exact += arith::exact;
   }
@@ -141,8 +188,10 @@ struct check_matrix {
 }  // namespace
 
 TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with the reference on random matrices") {
-  int count = 0, exact = 0;
-  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact});
-  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic");
+  int count = 0, exact = 0, residues = 0;
+  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues});
+  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic, "
+                  << residues << " also in residues");
   CHECK(count == 30);
+  CHECK(residues >= 10);
 }

@@ -6,10 +6,13 @@
 //                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
 //                    terms make unpredictable)
 //   exact_sum        a 128-bit integer
+//   exact_double_sum the exact sum of doubles as a nonoverlapping expansion (Shewchuk): the host's
+//                    reduction of per-thread sums, which then loses nothing
 //   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
 //                    two dependency chains where one held a CPU at the adder's latency per step
 //                    (the sign is a constant in unrolled code, so the choice costs nothing there)
 #include <cmath>
+#include <vector>
 
 #include "../config.cuh"
 
@@ -23,6 +26,8 @@ struct plain_sum {
   SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { sum = std::fma(negative ? -1.0 : 1.0, term, sum); }
   SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) { sum += other.sum; }
   SPARSEPERM_HOST_DEVICE double value() const { return sum; }
+  template <class F>
+  void for_each_part(F f) const { f(sum); }
 };
 
 struct compensated_sum {
@@ -40,6 +45,11 @@ struct compensated_sum {
     add(other.compensation);
   }
   SPARSEPERM_HOST_DEVICE double value() const { return sum + compensation; }
+  template <class F>
+  void for_each_part(F f) const {
+    f(sum);
+    f(compensation);
+  }
 };
 
 #if SPARSEPERM_HAS_INT128
@@ -67,6 +77,35 @@ struct sign_split_sum {
     Sum total = parts[0];
     total.merge(parts[1]);
     return total.value();
+  }
+  template <class F>
+  void for_each_part(F f) const {
+    parts[0].for_each_part(f);
+    parts[1].for_each_part(f);
+  }
+};
+
+// Host only. Every addition keeps its rounding error as a further component (TwoSum), so the
+// components always add up to the exact sum; value() adds them from the smallest: within an ulp.
+struct exact_double_sum {
+  std::vector<double> parts;  // nonoverlapping, increasing magnitude, no zeros
+  void add(double b) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const double e = parts[i];
+      const double s = b + e;
+      const double b_part = s - b;
+      const double error = (b - (s - b_part)) + (e - b_part);
+      if (error != 0) parts[out++] = error;
+      b = s;
+    }
+    parts.resize(out);
+    if (b != 0 || parts.empty()) parts.push_back(b);
+  }
+  double value() const {
+    double s = 0;
+    for (double p : parts) s += p;
+    return s;
   }
 };
 

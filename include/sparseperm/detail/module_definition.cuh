@@ -13,12 +13,13 @@
 #include "../ryser_plan.cuh"
 #include "../structure.cuh"
 #include "accumulators.cuh"
+#include "generated_arithmetic.cuh"
 
 namespace sparseperm::detail {
 
-template <class Engine, CompileTimeMatrix M>
+template <class Engine, CompileTimeMatrix M, precision P = precision::automatic>
 struct module_definition {
-  using arithmetic = automatic_arithmetic<M>;
+  using arithmetic = generated_arithmetic<M, P>;
   static constexpr bool hybrid = std::is_same_v<Engine, hybrid_engine>;
   static constexpr bool cached = std::is_same_v<Engine, cached_engine>;
   static constexpr bool on_host = std::is_same_v<Engine, cpu_cached_engine>;
@@ -26,8 +27,7 @@ struct module_definition {
       on_host, cpu_cached_plan<M, arithmetic>,
       std::conditional_t<cached, cached_plan<M, arithmetic>,
                          std::conditional_t<hybrid, hybrid_plan<M, arithmetic>, purereg_plan<M, arithmetic>>>>;
-  using sum = std::conditional_t<on_host, cpu_cached_sum<arithmetic>,
-                                 std::conditional_t<arithmetic::exact, exact_sum, plain_sum>>;
+  using sum = generated_sum<arithmetic, P, on_host>;
   using value = typename plan::value;
 
   static constexpr module_info info() {
@@ -35,7 +35,7 @@ struct module_definition {
     i.engine = on_host ? 3 : cached ? 2 : hybrid ? 1 : 0;
     i.n = plan::n;
     i.nnz = M::pattern::nnz;
-    i.exact = arithmetic::exact ? 1 : 0;
+    i.arithmetic = module_arithmetic_code<arithmetic, P>();
     i.singular = structural_rank(constants_of<M>.masks()) < plan::n ? 1 : 0;
     if constexpr (hybrid) {
       i.global_rows = plan::global_rows;
@@ -48,7 +48,10 @@ struct module_definition {
     } else {
       i.register_rows = plan::n;
     }
-    if constexpr (arithmetic::exact) {
+    if constexpr (is_residue_arithmetic<arithmetic>) {
+      i.primes = arithmetic::primes;
+      for (int k = 0; k < arithmetic::primes; ++k) i.start_residues[k] = plan::start_term.r[k];
+    } else if constexpr (arithmetic::exact) {
       i.start_high = static_cast<std::int64_t>(plan::start_term >> 64);
       i.start_low = static_cast<std::uint64_t>(plan::start_term);
     } else {

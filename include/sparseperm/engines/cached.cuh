@@ -35,11 +35,19 @@ namespace sparseperm {
 // OnHost: the plan of cpu-cached (engines/cpu_cached.cuh), every row in one array.
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1, bool OnHost = false>
 struct cached_plan : ryser_plan<M, Arith, permanent_order> {
+  // Every cached product is K doubles in residue arithmetic, four in 128 bits: fewer levels fit.
+  static constexpr int static_bits_limit() {
+    if constexpr (requires { Arith::primes; }) {
+      return Arith::primes <= 2 ? 3 : 2;
+    } else {
+      return Arith::exact ? 3 : 6;
+    }
+  }
   using base = ryser_plan<M, Arith, permanent_order>;
   // On the GPU 128-bit products take four registers each and many instructions: smaller blocks
   // (measured: n = 24, p = 0.5, exact, b = 6 spilled 5 KB at 255 registers).
   static constexpr cached_options options =
-      OnHost ? cached_options_on_host : cached_options{.max_static_bits = Arith::exact ? 3 : 6, .registers_per_value = 2};
+      OnHost ? cached_options_on_host : cached_options{.max_static_bits = static_bits_limit(), .registers_per_value = 2};
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
@@ -49,13 +57,9 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
 };
 
-// cpu-cached's plan (engines/cpu_cached.cuh) and accumulator: exact 128-bit sums, or two TwoSum
-// accumulators (added and subtracted terms: two dependency chains on a CPU).
+// cpu-cached's plan (engines/cpu_cached.cuh); its accumulators are generated_arithmetic.cuh's.
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
 using cpu_cached_plan = cached_plan<M, Arith, StaticBits, -1, true>;
-
-template <class Arith>
-using cpu_cached_sum = std::conditional_t<Arith::exact, detail::exact_sum, detail::sign_split_sum<detail::compensated_sum>>;
 
 template <class Plan, int M>
 struct cached_level {

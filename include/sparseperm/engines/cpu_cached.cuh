@@ -9,15 +9,16 @@
 //   sparseperm compute --engine cpu-cached  the pipeline: a module compiled for each matrix
 //                                           (host_module.cuh, runtime/host_module_runner.cuh)
 //
-// Sums: exact 128-bit integers where the matrix's bound allows, else double with compensated
-// (TwoSum) sums, one for the terms added and one for those subtracted: two dependency chains where
-// one held each step at the adder's latency.
+// Sums (detail/generated_arithmetic.cuh): by default exact 128-bit integers where the matrix's bound
+// allows, else double with compensated (TwoSum) sums, one for the terms added and one for those
+// subtracted: two dependency chains where one held each step at the adder's latency.
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "../detail/accumulators.cuh"
+#include "../detail/generated_arithmetic.cuh"
 #include "../detail/host_chunks.cuh"
 #include "../detail/module_definition.cuh"
 #include "../detail/ryser_result.cuh"
@@ -37,17 +38,13 @@ struct cpu_cached_options {
   progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
 };
 
-inline const char* cpu_cached_arithmetic(bool exact) {
-  return exact ? "exact 128-bit integers" : "double, compensated (TwoSum) sums of the added and the subtracted terms";
-}
-
 namespace detail {
 
 // A whole run given the chunk loop steps(first, end, Sum&): the library's permanent_cpu_cached and
 // the pipeline's host modules (runtime/host_module_runner.cuh) share it.
 template <class Sum, class Start, class Steps>
 permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const Steps& steps, const cpu_cached_options& options,
-                                const std::string& plan_text, bool exact) {
+                                const std::string& plan_text, const std::string& arithmetic) {
   const auto start = std::chrono::steady_clock::now();
   permanent_result result;
   result.engine = cpu_cached_engine::name;
@@ -60,16 +57,16 @@ permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const S
   sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
   set_ryser_value(result, n, sum.value());
   result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-                std::to_string(highest_bit(chunking.chunk)) + "; " + cpu_cached_arithmetic(exact);
+                std::to_string(highest_bit(chunking.chunk)) + "; " + arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
 // A run of the cpu-cached loop that `info` describes (module_definition<cpu_cached_engine, M>::info(),
 // or a host module's): structurally singular patterns give an exact 0 without a step; otherwise
-// steps(first, end, cpu_cached_sum<Arith>&) runs the chunks. The library and the pipeline's host
-// modules both come through here.
-template <class Arith, class Steps>
+// steps(first, end, Sum&) runs the chunks. The library and the pipeline's host modules both come
+// through here.
+template <class Arith, class Sum, class Steps>
 permanent_result run_cpu_cached_module(const module_info& info, const Steps& steps, const cpu_cached_options& options) {
   if (info.singular) {
     permanent_result result;
@@ -79,22 +76,14 @@ permanent_result run_cpu_cached_module(const module_info& info, const Steps& ste
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
     return result;
   }
-  typename Arith::product start_term;
-#if SPARSEPERM_HAS_INT128
-  if constexpr (Arith::exact) {
-    start_term = exact_start_term(info);
-  } else
-#endif
-  {
-    start_term = info.start_value;
-  }
-  return run_cpu_cached<cpu_cached_sum<Arith>>(info.n, info.nnz, start_term, steps, options, generated_plan_text(info), Arith::exact);
+  return run_cpu_cached<Sum>(info.n, info.nnz, module_start_term<Arith>(info), steps, options, generated_plan_text(info),
+                             arithmetic_text<Arith, Sum>());
 }
 
 }  // namespace detail
 
-// The permanent of a generated matrix type on this CPU.
-template <CompileTimeMatrix M>
+// The permanent of a generated matrix type on this CPU, in the arithmetic P asks for (precision.cuh).
+template <CompileTimeMatrix M, precision P = precision::automatic>
 permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
   constexpr int n = M::pattern::n;
   static_assert(n <= max_ryser_n, "sparseperm::permanent_cpu_cached<M>: the Ryser engines need n <= 64");
@@ -105,9 +94,9 @@ permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
     return result;
   } else {
     // The same definition as a host module's (host_module.cuh): plan, accumulator, module_info.
-    using definition = detail::module_definition<cpu_cached_engine, M>;
+    using definition = detail::module_definition<cpu_cached_engine, M, P>;
     using plan = typename definition::plan;
-    return detail::run_cpu_cached_module<typename definition::arithmetic>(
+    return detail::run_cpu_cached_module<typename definition::arithmetic, typename definition::sum>(
         definition::info(),
         [](std::uint64_t first, std::uint64_t end, typename definition::sum& sum) { cached_steps<plan>(first, end, nullptr, 0, sum); },
         options);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../detail/accumulators.cuh"
+#include "../detail/generated_arithmetic.cuh"
 #include "../module_info.cuh"
 #include "../result.cuh"
 #include "cuda_support.cuh"
@@ -55,17 +56,12 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
     return result;
   }
-  result.plan = generated_plan_text(info);
-  result.plan += info.exact ? "; exact 128-bit integers" : "; double";
   const void* function = reinterpret_cast<const void*>(kernel);
-#if SPARSEPERM_HAS_INT128
-  if (info.exact) {
-    const __int128 start = (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
-    run_ryser_kernel<sparseperm::detail::exact_sum, std::int64_t>(result, start, function, info.global_rows, options);
-    return result;
-  }
-#endif
-  run_ryser_kernel<sparseperm::detail::plain_sum, double>(result, info.start_value, function, info.global_rows, options);
+  sparseperm::detail::visit_module_arithmetic<false>(info, [&]<class Arith, class Sum>() {
+    result.plan = generated_plan_text(info) + "; " + sparseperm::detail::arithmetic_text<Arith, Sum>();
+    run_ryser_kernel<Sum, typename Arith::value>(result, sparseperm::detail::module_start_term<Arith>(info), function,
+                                                 info.global_rows, options);
+  });
   return result;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Runs a Ryser kernel over all Gray steps: thread count from the CUDA occupancy API, launches from
 // Algorithm 2, GPU time from CUDA events, per-thread sums kept on the device across launches and
-// reduced on the host (compensated for doubles, exactly for integers).
+// reduced on the host exactly (an expansion of doubles; integers; residues).
 //
 // The kernel's signature is (launch, Sum* partial, Value* global_x, uint64_t stride); global_x has
 // `global_rows` values per thread, laid out [row·stride + thread] with stride = the thread count.
@@ -75,13 +75,13 @@ void run_ryser_launches(permanent_result& result, int n, Product start_term, std
 
   std::vector<Sum> sums(threads);
   partial.download(sums.data(), sums.size());
-  if constexpr (std::is_floating_point_v<Product>) {
-    detail::compensated_sum total;
+  if constexpr (std::is_floating_point_v<Product>) {  // every part of every thread's sum, exactly
+    detail::exact_double_sum total;
     total.add(start_term);
-    for (const Sum& s : sums) total.add(s.value());
+    for (const Sum& s : sums) s.for_each_part([&](double v) { total.add(v); });
     detail::set_ryser_value(result, n, total.value());
-  } else {
-    detail::exact_sum total;
+  } else {  // integers and residues: exactly anyway
+    Sum total;
     total.add(start_term);
     for (const Sum& s : sums) total.merge(s);
     detail::set_ryser_value(result, n, total.value());

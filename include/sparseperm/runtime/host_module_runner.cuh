@@ -53,14 +53,10 @@ inline permanent_result run_host_module(const std::string& path, const cpu_cache
   const module_info info = *info_address;
   using steps_function = void (*)(std::uint64_t, std::uint64_t, void*);
   const auto steps = reinterpret_cast<steps_function>(module.symbol("sparseperm_host_module_steps"));
-  const auto run = [&]<class Arith>() {
-    return detail::run_cpu_cached_module<Arith>(
-        info, [steps](std::uint64_t first, std::uint64_t end, cpu_cached_sum<Arith>& s) { steps(first, end, &s); }, options);
-  };
-#if SPARSEPERM_HAS_INT128
-  if (info.exact) return run.template operator()<exact_arithmetic>();
-#endif
-  return run.template operator()<double_arithmetic>();
+  return detail::visit_module_arithmetic<true>(info, [&]<class Arith, class Sum>() {
+    return detail::run_cpu_cached_module<Arith, Sum>(
+        info, [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); }, options);
+  });
 }
 
 }  // namespace sparseperm
