@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "detail/big_integer.cuh"
+#include "detail/runtime_arithmetic.cuh"
 #include "engine_catalog.cuh"
 #include "engine_error.cuh"
 #include "engines/cpu_sparse.cuh"
@@ -93,18 +94,32 @@ inline void note_module(permanent_result& result, const compiled_module& module)
   result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
 }
 
-// `engine` on a matrix with a perfect matching.
+// `engine` on a matrix with a perfect matching, in the arithmetic options.precision asks for.
 inline permanent_result run_engine(const sparse_matrix& matrix, const engine_description& engine, const compute_options& options) {
+  const std::string name(engine.name);
+  if (options.precision == precision::exact) {  // refused before any compiling or running
+    if (name == "dp" || name == "reference") {
+      if (!matrix.has_integer_values()) throw engine_error(engine_error::kind::refused, *detail::exact_refusal(matrix, name));
+      if (name == "reference" && !detail::fits_int128(matrix, matrix.n() - 1)) {
+        throw engine_error(engine_error::kind::refused,
+                           "--precision exact: engine 'reference' is exact only within 128 bits; the dp engine computes any "
+                           "integer matrix exactly");
+      }
+    } else if (const auto why = detail::exact_refusal(matrix, name)) {
+      throw engine_error(engine_error::kind::refused, *why);
+    }
+  }
   permanent_result result;
-  if (engine.name == "cpu-sparse") {
-    result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress});
-  } else if (engine.name == "dp") {
+  if (name == "cpu-sparse") {
+    result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
+  } else if (name == "dp") {
     result = permanent_dp(matrix, options.threads);
-  } else if (engine.name == "reference") {
+  } else if (name == "reference") {
     result = permanent_reference(matrix);
   } else if (engine.kind == engine_kind::host_generated) {
     pipeline_options pipeline = options.pipeline;
-    pipeline.engine = std::string(engine.name);
+    pipeline.engine = name;
+    pipeline.precision = options.precision;
     const compiled_module module = compile_module(matrix, options.source_name, pipeline);
     result = run_host_module(module.path, {.threads = options.threads, .progress = options.progress});
     note_module(result, module);
@@ -112,7 +127,8 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
 #if defined(__CUDACC__)
     if (engine.kind == engine_kind::gpu_generated) {
       pipeline_options pipeline = options.pipeline;
-      pipeline.engine = std::string(engine.name);
+      pipeline.engine = name;
+      pipeline.precision = options.precision;
       if (pipeline.arch.empty()) {
         const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
         pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
@@ -121,7 +137,7 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
       result = gpu::run_module(kernel.path, pipeline.engine, {.device = options.device, .progress = options.progress});
       note_module(result, kernel);
     } else {
-      result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress});
+      result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress, .precision = options.precision});
     }
 #endif
   }
@@ -143,8 +159,11 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   detail::big_integer exact_value = plan.factor;
   double value = plan.factor_value;
   for (const auto& block : plan.blocks) {
-    const permanent_result r = block.engine == "dp" ? permanent_dp(block.matrix, block.order, options.threads)
-                                                    : run_engine(block.matrix, *find_engine(block.engine), options);
+    // exact on a block a Ryser engine cannot hold (entries beyond residues): dp, which holds any
+    const bool dp = block.engine == "dp" ||
+                    (options.precision == precision::exact && detail::exact_refusal(block.matrix, block.engine).has_value());
+    const permanent_result r = dp ? permanent_dp(block.matrix, block.order, options.threads)
+                                  : run_engine(block.matrix, *find_engine(block.engine), options);
     exact = exact && r.exact;
     if (exact) exact_value = exact_value * detail::big_integer::from_decimal(r.permanent);
     value *= r.value;
@@ -169,6 +188,9 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
   const int n = matrix.n();
   permanent_result result;
   if (options.engine == "auto") {
+    if (options.precision == precision::exact && !matrix.has_integer_values()) {
+      throw engine_error(engine_error::kind::refused, *detail::exact_refusal(matrix, "auto"));
+    }
     const permanent_plan plan = make_plan(matrix, options);
     const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
     result = run_plan(plan, options);

@@ -6,6 +6,7 @@
 
 #include "engines/cpu_sparse.cuh"
 #include "engines/reference.cuh"
+#include "precision.cuh"
 #include "progress.cuh"
 #include "runtime/pipeline.cuh"
 #if defined(__CUDACC__)
@@ -52,6 +53,7 @@ struct compute_options {
   progress_counter* progress = nullptr;
   std::string source_name = "matrix";    // what generated headers say they came from
   pipeline_options pipeline;             // where the generated engines compile (defaults: see pipeline.cuh)
+  sparseperm::precision precision = sparseperm::precision::automatic;  // the arithmetic (precision.cuh)
 };
 
 inline std::string engine_names() {

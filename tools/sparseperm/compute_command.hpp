@@ -13,7 +13,7 @@
 namespace sparseperm::cli {
 
 inline const char* compute_help =
-    "usage: sparseperm compute FILE [--engine NAME] [--threads N] [--device D] [--json]\n"
+    "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--device D] [--json]\n"
     "\n"
     "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer or\n"
     "pattern; general, symmetric or skew-symmetric).\n"
@@ -23,6 +23,11 @@ inline const char* compute_help =
     "                  runs each on the engine predicted cheapest ('inspect' shows the plan): dp,\n"
     "                  cpu-sparse, cpu-cached (with g++), gpu-sparse or, with nvcc and a CUDA\n"
     "                  device, gpu-cached\n"
+    "  --precision P   double: plain sums, the fastest; compensated: TwoSum sums; exact: integer\n"
+    "                  matrices only, 128-bit integers where they provably suffice, else residues\n"
+    "                  modulo primes below 2^25 joined by the Chinese remainder theorem (dp: wide\n"
+    "                  integers); refused with exit code 2 for other matrices. Default: exact where\n"
+    "                  128 bits suffice (and on dp), else compensated\n"
     "  --threads N     CPU threads (default: all that are available)\n"
     "  --device D      the CUDA device of the GPU engines (default 0)\n"
     "  --json          print one JSON object: permanent (a string: the exact integer when exact,\n"
@@ -33,8 +38,7 @@ inline const char* compute_help =
     "cpu-cached a module with g++ -O3 -march=native ($SPARSEPERM_CXX to choose another compiler), into\n"
     "$SPARSEPERM_CACHE (default ~/.cache/sparseperm) and run it; a second run of the same matrix\n"
     "reuses it. A 0 x 0 matrix has permanent 1; a matrix without a perfect matching has permanent 0 (found by\n"
-    "matching, without running an engine). Integer matrices are computed exactly when 128 bits\n"
-    "provably suffice. Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
+    "matching, without running an engine). Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
 
 inline void print_result(const permanent_result& r) {
   const bool gpu = r.engine.rfind("gpu-", 0) == 0;
@@ -60,13 +64,15 @@ inline permanent_result compute_file(const matrix_market_file& file, const compu
     return compute_permanent(file.matrix, options);
   } catch (const engine_error& e) {
     if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
-    if (e.reason() == engine_error::kind::overflow) throw input_error(file.path, 0, e.what());
+    if (e.reason() == engine_error::kind::overflow || e.reason() == engine_error::kind::refused) {
+      throw input_error(file.path, 0, e.what());
+    }
     throw;  // unknown or unavailable engines, failed runs: reported as they are
   }
 }
 
 inline int run_compute(int argc, char** argv) {
-  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads", "device"});
+  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads", "device", "precision"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
     return 0;
@@ -76,6 +82,11 @@ inline int run_compute(int argc, char** argv) {
   options.engine = args.value("engine").value_or("auto");
   if (options.engine != "auto" && find_engine(options.engine) == nullptr) {
     throw usage_error("unknown engine '" + options.engine + "' (engines: " + engine_names() + ")");
+  }
+  if (const auto name = args.value("precision")) {
+    const auto p = parse_precision(*name);
+    if (!p || *p == precision::automatic) throw usage_error("unknown precision '" + *name + "' (double, compensated or exact)");
+    options.precision = *p;
   }
   if (const auto threads = args.value("threads")) options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
   if (const auto device = args.value("device")) options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));

@@ -92,14 +92,13 @@ typename Arith::product module_start_term(const module_info& info) {
 
 template <bool OnHost, int K, class F>
 decltype(auto) visit_residues(int primes, F&& f) {
-  if constexpr (K > modular_prime_count) {
-    throw engine_error(engine_error::kind::failed, "a module asks for " + std::to_string(primes) + " primes (at most " +
+  if constexpr (K < modular_prime_count) {
+    if (primes != K) return visit_residues<OnHost, K + 1>(primes, std::forward<F>(f));
+  } else if (primes != K) {
+    throw engine_error(engine_error::kind::failed, "a module asks for " + std::to_string(primes) + " primes (1 to " +
                                                        std::to_string(modular_prime_count) + ")");
-  } else if (primes == K) {
-    return f.template operator()<residue_arithmetic<K>, residue_sum<K>>();
-  } else {
-    return visit_residues<OnHost, K + 1>(primes, std::forward<F>(f));
   }
+  return f.template operator()<residue_arithmetic<K>, residue_sum<K>>();
 }
 
 // Calls f.template operator()<Arith, Sum>() with the types a module was compiled with.

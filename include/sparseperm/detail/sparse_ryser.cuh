@@ -12,6 +12,7 @@
 #include "../gray_code.cuh"
 #include "bits.cuh"
 #include "gray_steps.cuh"
+#include "modular.cuh"
 
 namespace sparseperm::detail {
 
@@ -49,10 +50,33 @@ SPARSEPERM_HOST_DEVICE inline __int128 product_of(const std::int64_t* x, int n, 
 }
 #endif
 
+// The product of x in the arithmetic of X (double, or 128-bit for int64 x)...
+struct plain_product {
+  template <class X>
+  SPARSEPERM_HOST_DEVICE auto operator()(const X* x, int n, int stride) const {
+    return product_of(x, n, stride);
+  }
+};
+
+// ... or modulo the first K primes (x: doubled integers below 2^24), two chains.
+template <int K>
+struct residue_product {
+  SPARSEPERM_HOST_DEVICE residues<K> operator()(const double* x, int n, int stride) const {
+    residues<K> p0(1.0), p1(1.0);
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+      p0 = p0 * residues<K>(x[i * stride]);
+      p1 = p1 * residues<K>(x[(i + 1) * stride]);
+    }
+    if (i < n) p0 = p0 * residues<K>(x[i * stride]);
+    return p0 * p1;
+  }
+};
+
 // Adds the terms of the steps [first, end) (first ≥ 1) to `sum`; x is scratch of n·stride entries.
-template <class X, class Sum>
+template <class X, class Sum, class Product = plain_product>
 SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, X* x, int stride, std::uint64_t first,
-                                               std::uint64_t end, Sum& sum) {
+                                               std::uint64_t end, Sum& sum, Product product = {}) {
   const int n = m.n;
   for (int i = 0; i < n; ++i) x[i * stride] = m.x0[i];
   for (std::uint64_t included = gray(first - 1); included != 0; included &= included - 1) {
@@ -69,8 +93,7 @@ SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, 
       zeros += xi == X{0};
     }
     if (zeros == 0) {
-      const auto p = product_of(x, n, stride);
-      sum.add_signed(p, odd);
+      sum.add_signed(product(x, n, stride), odd);
     }
   });
 }

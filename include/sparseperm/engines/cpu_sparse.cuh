@@ -10,8 +10,9 @@
 //     dynamically. Partial sums are kept per chunk and reduced in chunk order, so the result does not
 //     depend on the thread count's scheduling.
 //
-// Arithmetic: exact for integer matrices whose 128-bit bound holds (x doubled to integers, 128-bit
-// products and sums), otherwise double with compensated (TwoSum) sums.
+// Arithmetic (options.precision, detail/runtime_arithmetic.cuh): by default exact for integer
+// matrices whose 128-bit bound holds (x doubled to integers, 128-bit products and sums), otherwise
+// double with compensated (TwoSum) sums; `exact` goes on beyond 128 bits with residues modulo primes.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include "../detail/exact_integer.cuh"
 #include "../detail/host_chunks.cuh"
 #include "../detail/ryser_result.cuh"
+#include "../detail/runtime_arithmetic.cuh"
 #include "../detail/sparse_ryser.cuh"
 #include "../detail/threads.cuh"
 #include "../engine_error.cuh"
@@ -40,6 +42,7 @@ namespace sparseperm {
 struct cpu_sparse_options {
   int threads = 0;                                 // 0: as many as OpenMP offers
   progress_counter* progress = nullptr;            // counts Gray steps, for progress bars
+  sparseperm::precision precision = sparseperm::precision::automatic;
 };
 
 namespace detail {
@@ -54,11 +57,11 @@ struct ryser_columns {
   std::vector<X> x0;
 };
 
-// X = double: the values themselves. X = int64: doubled values, so that x_0 = a(:, n−1) − rowsum/2
-// becomes the integer 2·a(:, n−1) − rowsum.
+// scale 1: the values themselves. Exact arithmetic (int64, or residues in doubles): scale 2, doubled
+// values, so that x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
 template <class X>
-ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order) {
-  constexpr X scale = std::is_floating_point_v<X> ? X{1} : X{2};
+ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
+                                    X scale = std::is_floating_point_v<X> ? X{1} : X{2}) {
   const int n = matrix.n();
   ryser_columns<X> m;
   m.n = n;
@@ -80,17 +83,17 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
 }
 
 // Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (detail/host_chunks.cuh).
-template <class X, class Sum>
+template <class X, class Sum, class Product = plain_product>
 Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, std::uint64_t& chunk_out) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
   Sum sum;
-  sum.add(product_of(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
+  sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
   host_chunking chunking;
   sum_host_chunks(
       m.n, threads, progress,
       [&](std::uint64_t first, std::uint64_t end, Sum& local) {
         X x[max_ryser_n];
-        sparse_ryser_steps(view, x, 1, first, end, local);
+        sparse_ryser_steps(view, x, 1, first, end, local, Product{});
       },
       sum, chunking);
   chunk_out = chunking.chunk;
@@ -125,21 +128,41 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 
   std::uint64_t chunk = 0;
   std::string arithmetic;
+  const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
+  switch (choice.kind) {
 #if SPARSEPERM_HAS_INT128
-  if (detail::fits_int128(matrix, n - 1)) {
-    const auto columns = detail::make_ryser_columns<std::int64_t>(matrix, column_order);
-    const detail::int128 sum =
-        detail::sum_all_steps<std::int64_t, detail::exact_sum>(columns, result.threads, options.progress, chunk).sum;
-    detail::set_ryser_value(result, n, sum);
-    arithmetic = "exact 128-bit integers";
-  } else
+    case detail::ryser_arithmetic::exact128: {
+      const auto columns = detail::make_ryser_columns<std::int64_t>(matrix, column_order);
+      const detail::int128 sum =
+          detail::sum_all_steps<std::int64_t, detail::exact_sum>(columns, result.threads, options.progress, chunk).sum;
+      detail::set_ryser_value(result, n, sum);
+      arithmetic = "exact 128-bit integers";
+      break;
+    }
 #endif
-  {
-    const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
-    const double sum =
-        detail::sum_all_steps<double, detail::compensated_sum>(columns, result.threads, options.progress, chunk).value();
-    detail::set_ryser_value(result, n, sum);
-    arithmetic = "double, compensated (TwoSum) sums";
+    case detail::ryser_arithmetic::residues:
+      detail::with_prime_count(choice.primes, [&]<int K>() {
+        const auto columns = detail::make_ryser_columns<double>(matrix, column_order, 2.0);
+        const auto sum = detail::sum_all_steps<double, detail::residue_sum<K>, detail::residue_product<K>>(
+            columns, result.threads, options.progress, chunk);
+        detail::set_ryser_value(result, n, sum.value());
+        arithmetic = detail::residues_text(K);
+      });
+      break;
+    case detail::ryser_arithmetic::double_plain: {
+      const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
+      detail::set_ryser_value(result, n,
+                              detail::sum_all_steps<double, detail::plain_sum>(columns, result.threads, options.progress, chunk).value());
+      arithmetic = "double, plain sums";
+      break;
+    }
+    default: {
+      const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
+      const double sum =
+          detail::sum_all_steps<double, detail::compensated_sum>(columns, result.threads, options.progress, chunk).value();
+      detail::set_ryser_value(result, n, sum);
+      arithmetic = "double, compensated (TwoSum) sums";
+    }
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunk)) + "; zero tracking; " + arithmetic;

@@ -18,6 +18,7 @@
 
 #include "../detail/accumulators.cuh"
 #include "../detail/exact_integer.cuh"
+#include "../detail/runtime_arithmetic.cuh"
 #include "../detail/sparse_ryser.cuh"
 #include "../engine_error.cuh"
 #include "../gpu/cuda_support.cuh"
@@ -42,7 +43,7 @@ struct gpu_sparse_shared_size {
   }
 };
 
-template <class X, class Sum>
+template <class X, class Sum, class Product>
 __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz, Sum* partial) {
   extern __shared__ __align__(16) unsigned char shared[];
   X* values = reinterpret_cast<X*>(shared);
@@ -61,15 +62,16 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
   if (t >= work.threads) return;
   const sparse_columns_view<X> local{m.n, start, rows, values, x0};
   Sum sum = partial[t];
-  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t), sum);
+  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t), sum,
+                     Product{});
   partial[t] = sum;
 }
 
-template <class X, class Sum>
+template <class X, class Sum, class Product = plain_product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                const gpu::launch_options& options, const char* arithmetic) {
+                                const gpu::launch_options& options, const std::string& arithmetic, X scale) {
   const cudaDeviceProp device = gpu::select_device(options.device, "gpu-sparse");
-  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order);
+  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, scale);
   const int n = matrix.n();
   const int nnz = static_cast<int>(matrix.nnz());
   gpu::device_buffer<std::int32_t> start(columns.start.size()), rows(std::max<std::size_t>(columns.rows.size(), 1));
@@ -80,7 +82,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   x0.upload(columns.x0.data(), columns.x0.size());
   const sparse_columns_view<X> view{n, start.data(), rows.data(), values.data(), x0.data()};
 
-  auto kernel = &gpu_sparse_kernel<X, Sum>;
+  auto kernel = &gpu_sparse_kernel<X, Sum, Product>;
   gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(device.sharedMemPerBlockOptin)),
              "cudaFuncSetAttribute");
@@ -108,7 +110,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
   gpu::device_buffer<Sum> partial(threads);
   const std::size_t shared_bytes = bytes_for(block);
-  gpu::run_ryser_launches(result, n, product_of(columns.x0.data(), n, 1), threads, block, partial,
+  gpu::run_ryser_launches(result, n, Product{}(columns.x0.data(), n, 1), threads, block, partial,
                           [&](unsigned grid, const launch& work) {
                             kernel<<<grid, block, shared_bytes>>>(work, view, nnz, partial.data());
                           },
@@ -135,13 +137,26 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
+    const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, "gpu-sparse");
+    switch (choice.kind) {
 #if SPARSEPERM_HAS_INT128
-    if (detail::fits_int128(matrix, n - 1)) {
-      result = detail::run_gpu_sparse<std::int64_t, detail::exact_sum>(matrix, column_order, options, "exact 128-bit integers");
-    } else
+      case detail::ryser_arithmetic::exact128:
+        result = detail::run_gpu_sparse<std::int64_t, detail::exact_sum>(matrix, column_order, options, "exact 128-bit integers",
+                                                                         std::int64_t{2});
+        break;
 #endif
-    {
-      result = detail::run_gpu_sparse<double, detail::plain_sum>(matrix, column_order, options, "double");
+      case detail::ryser_arithmetic::residues:
+        result = detail::with_prime_count(choice.primes, [&]<int K>() {
+          return detail::run_gpu_sparse<double, detail::residue_sum<K>, detail::residue_product<K>>(
+              matrix, column_order, options, detail::residues_text(K), 2.0);
+        });
+        break;
+      case detail::ryser_arithmetic::double_plain:
+        result = detail::run_gpu_sparse<double, detail::plain_sum>(matrix, column_order, options, "double, plain sums", 1.0);
+        break;
+      default:
+        result = detail::run_gpu_sparse<double, detail::compensated_sum>(matrix, column_order, options,
+                                                                         "double, compensated (TwoSum) sums", 1.0);
     }
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

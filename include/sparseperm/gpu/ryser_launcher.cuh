@@ -16,6 +16,7 @@
 #include "../detail/accumulators.cuh"
 #include "../detail/ryser_result.cuh"
 #include "../launch_parameters.cuh"
+#include "../precision.cuh"
 #include "../progress.cuh"
 #include "../result.cuh"
 #include "cuda_support.cuh"
@@ -25,6 +26,7 @@ namespace sparseperm::gpu {
 struct launch_options {
   int device = 0;
   progress_counter* progress = nullptr;
+  sparseperm::precision precision = sparseperm::precision::automatic;  // gpu-sparse's arithmetic
 };
 
 // What the occupancy API says of a kernel without dynamic shared memory: the block size that

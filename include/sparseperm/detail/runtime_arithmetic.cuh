@@ -1,0 +1,102 @@
+#pragma once
+// The arithmetic a run-time Ryser engine (cpu-sparse, gpu-sparse) uses for a matrix and a
+// precision, and the checks every engine shares before it promises an exact result.
+//
+//   exact_refusal(matrix, engine)   why `--precision exact` cannot be kept (non-integer values,
+//                                   entries beyond residue arithmetic), or nothing
+//   choose_ryser_arithmetic         double (plain or compensated sums), 128-bit integers, or
+//                                   residues modulo K primes (K from the proven bound)
+//   with_prime_count<F>(K, f)       f.template operator()<K'>() for the K' in {1, 2, 4, 8, 16} ≥ K:
+//                                   five instantiations of a run-time engine instead of sixteen
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../engine_error.cuh"
+#include "../precision.cuh"
+#include "../runtime/sparse_matrix.cuh"
+#include "exact_integer.cuh"
+#include "modular.cuh"
+
+namespace sparseperm::detail {
+
+// A proven bound on log2 |perm| of an integer matrix (modular.cuh's rule).
+inline double permanent_bound_bits(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  std::vector<double> row_sums(n, 0.0), column_sums(n, 0.0);
+  std::vector<int> row_degrees(n, 0), column_degrees(n, 0);
+  bool zero_one = true;
+  for (int j = 0; j < n; ++j) {
+    const auto rows = matrix.column_rows(j);
+    const auto values = matrix.column_values(j);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const double v = std::fabs(values[k]);
+      zero_one = zero_one && v == 1;
+      row_sums[rows[k]] += v;
+      column_sums[j] += v;
+      ++row_degrees[rows[k]];
+      ++column_degrees[j];
+    }
+  }
+  return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n, zero_one);
+}
+
+// Residue arithmetic holds the matrix: integers, every Σ_j |a_ij| ≤ 2^24, and the bound within 16 primes.
+inline bool fits_residues(const sparse_matrix& matrix) {
+  if (!matrix.has_integer_values()) return false;
+  for (int i = 0; i < matrix.n(); ++i) {
+    double sum = 0;
+    for (double v : matrix.row_values(i)) sum += std::fabs(v);
+    if (sum > modular_max_x) return false;
+  }
+  return primes_for_bits(permanent_bound_bits(matrix)) <= modular_prime_count;
+}
+
+inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, const std::string& engine) {
+  if (!matrix.has_integer_values()) {
+    return "--precision exact needs an integer matrix, and this one has non-integer values (engine '" + engine + "')";
+  }
+  if (!fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0) && !fits_residues(matrix)) {
+    return "--precision exact: the entries are too large for engine '" + engine +
+           "' (beyond 128 bits it needs every row's sum of |a_ij| at most 2^24); the dp engine computes any integer "
+           "matrix exactly";
+  }
+  return std::nullopt;
+}
+
+enum class ryser_arithmetic { double_plain, double_compensated, exact128, residues };
+
+struct ryser_arithmetic_choice {
+  ryser_arithmetic kind = ryser_arithmetic::double_compensated;
+  int primes = 0;  // residues: how many (rounded up by with_prime_count)
+};
+
+inline ryser_arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, const std::string& engine) {
+  const bool int128 = fits_int128(matrix, matrix.n() - 1);
+  switch (p) {
+    case precision::double_sums: return {ryser_arithmetic::double_plain};
+    case precision::compensated: return {ryser_arithmetic::double_compensated};
+    case precision::exact:
+      if (const auto why = exact_refusal(matrix, engine)) throw engine_error(engine_error::kind::refused, *why);
+      if (int128) return {ryser_arithmetic::exact128};
+      return {ryser_arithmetic::residues, primes_for_bits(permanent_bound_bits(matrix))};
+    default: return {int128 ? ryser_arithmetic::exact128 : ryser_arithmetic::double_compensated};
+  }
+}
+
+template <class F>
+decltype(auto) with_prime_count(int primes, F&& f) {
+  if (primes <= 1) return f.template operator()<1>();
+  if (primes <= 2) return f.template operator()<2>();
+  if (primes <= 4) return f.template operator()<4>();
+  if (primes <= 8) return f.template operator()<8>();
+  return f.template operator()<16>();
+}
+
+// The words for a result's plan line.
+inline std::string residues_text(int primes) {
+  return "exact: residues modulo " + std::to_string(primes) + " primes below 2^25, joined by the CRT";
+}
+
+}  // namespace sparseperm::detail
