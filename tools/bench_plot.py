@@ -24,6 +24,8 @@ def main() -> int:
     with open(sys.argv[1], newline="") as f:
         for row in csv.DictReader(f):
             label = f"{row['engine']} p={row['density']}"
+            if row.get("precision", "default") != "default":
+                label += f" {row['precision']}"
             if row["engine"].startswith("cpu"):
                 label += f" {row['threads']} thr"
             series[label].append((int(row["n"]), float(row["median_seconds"])))

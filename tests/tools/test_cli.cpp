@@ -192,6 +192,43 @@ TEST_CASE("cpu-cached: a module compiled once per matrix, reused, and equal to c
   CHECK(cached["value"].as_number() == doctest::Approx(reference["value"].as_number()).epsilon(1e-12));
 }
 
+// --precision: exact beyond 128 bits (residues and the CRT) on cpu-sparse and cpu-cached, refusals
+// naming the file, usage errors.
+TEST_CASE("--precision exact, double and compensated") {
+  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
+  const std::string ones = write_file("ones24.mtx", ones_matrix(24));  // perm = 24!, beyond the 128-bit bound
+  const std::string factorial24 = "620448401733239439360000";
+  for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "auto"}) {
+    CAPTURE(engine);
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + ones + " --engine " + engine + " --precision exact --json");
+    REQUIRE(r.code == 0);
+    const json::value v = json::parse(r.out);
+    CHECK(v["exact"].as_bool());
+    CHECK(v["permanent"].as_string() == factorial24);
+    if (std::string(engine).rfind("cpu-", 0) == 0) CHECK(v["plan"].as_string().find("residues modulo 4 primes") != std::string::npos);
+  }
+  for (const char* precision : {"double", "compensated"}) {
+    CAPTURE(precision);
+    const auto r = run("compute " + ones + " --engine cpu-sparse --json --precision " + precision);
+    REQUIRE(r.code == 0);
+    const json::value v = json::parse(r.out);
+    CHECK_FALSE(v["exact"].as_bool());
+    CHECK(v["value"].as_number() == doctest::Approx(6.2044840173323941e23).epsilon(1e-9));
+  }
+  const std::string reals = write_file("reals3.mtx", general + "3 3 3\n1 1 0.5\n2 2 1\n3 3 2\n");
+  for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "auto", "reference"}) {
+    CAPTURE(engine);
+    const auto r = run("compute " + reals + " --engine " + engine + " --precision exact");
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("error: " + reals + ": --precision exact needs an integer matrix", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const auto bad = run("compute " + ones + " --precision quad");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown precision 'quad'") != std::string::npos);
+}
+
 TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheapest") {
   // n = 28, p = 0.5: a frontier too wide for dp, 2^27 Ryser steps; the GPU hidden, one thread (with
   // many cores cpu-sparse finishes before a module compiles, and the planner knows it)
@@ -284,12 +321,19 @@ TEST_CASE("bench prints a table and writes CSV") {
   const std::string csv = (cli_test::scratch_dir() / "bench.csv").string();
   const auto r = run("bench --engines cpu-sparse,reference --n 8,10 --density 0.5 --threads 1,2 --repeats 1 --csv " + csv);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("| engine | n | p | threads | seconds (median)") != std::string::npos);
-  CHECK(std::regex_search(r.out, std::regex(R"(\| cpu-sparse \| 10 \| 0\.5 \| 2 \|)")));
-  CHECK(std::regex_search(r.out, std::regex(R"(\| reference \| 8 \| 0\.5 \| 1 \|)")));
+  CHECK(r.out.find("| engine | precision | n | p | threads | seconds (median)") != std::string::npos);
+  CHECK(std::regex_search(r.out, std::regex(R"(\| cpu-sparse \| default \| 10 \| 0\.5 \| 2 \|)")));
+  CHECK(std::regex_search(r.out, std::regex(R"(\| reference \| default \| 8 \| 0\.5 \| 1 \|)")));
   CHECK(r.err.find("disagree") == std::string::npos);
   const std::string table = cli_test::read_file(csv);
-  CHECK(table.rfind("engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds", 0) == 0);
+  CHECK(table.rfind("engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds", 0) == 0);
   CHECK(std::count(table.begin(), table.end(), '\n') == 1 + 2 * 3);  // per n: cpu-sparse at 1 and 2 threads, reference once
+  // precisions side by side: a row each, all agreeing (exact on a 0/1 matrix)
+  const auto p = run("bench --engines cpu-sparse --n 12 --density 0.5 --values ones --precisions double,compensated,exact --repeats 1");
+  REQUIRE(p.code == 0);
+  CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| exact \| 12 \| 0\.5 \|)")));
+  CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| compensated \| 12 \| 0\.5 \|)")));
+  CHECK(p.err.find("disagree") == std::string::npos);
+  check_error(run("bench --precisions quad"), "bench: unknown precision 'quad' (default, double, compensated, exact)");
   check_error(run("bench --engines cpu-sparse --baseline reference"), "bench: the baseline 'reference' is not among --engines");
 }

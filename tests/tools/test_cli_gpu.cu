@@ -38,6 +38,37 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
   CHECK(sparse["permanent"].as_string() == cpu["permanent"].as_string());
 }
 
+// --precision exact beyond 128 bits on every GPU engine: n = 24 all-ones (24!) and derangements,
+// in residues modulo 4 primes, against the known counts.
+TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  std::string ones = "%%MatrixMarket matrix coordinate pattern general\n24 24 576\n", derangements =
+                         "%%MatrixMarket matrix coordinate pattern general\n24 24 552\n";
+  for (int i = 1; i <= 24; ++i) {
+    for (int j = 1; j <= 24; ++j) {
+      ones += std::to_string(i) + " " + std::to_string(j) + "\n";
+      if (i != j) derangements += std::to_string(i) + " " + std::to_string(j) + "\n";
+    }
+  }
+  const struct {
+    std::string file, value;
+  } cases[] = {{cli_test::write_file("x_ones24.mtx", ones), "620448401733239439360000"},
+               {cli_test::write_file("x_der24.mtx", derangements), "228250211305338670494289"}};
+  for (const auto& c : cases) {
+    for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
+      CAPTURE(engine);
+      CAPTURE(c.file);
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + c.file + " --engine " +
+                                       engine + " --precision exact --json");
+      REQUIRE(r.code == 0);
+      const json::value v = json::parse(r.out);
+      CHECK(v["exact"].as_bool());
+      CHECK(v["permanent"].as_string() == c.value);
+      CHECK(v["plan"].as_string().find("residues modulo") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("auto takes a GPU engine where the planner predicts it cheapest") {
   // n = 30, p = 0.5: a frontier too wide for dp, 2^29 Ryser steps
   const std::string file = (cli_test::scratch_dir() / "g30.mtx").string();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,8 @@ namespace sparseperm::cli {
 
 inline const char* bench_help =
     "usage: sparseperm bench [--engines LIST] [--n LIST] [--density LIST] [--threads LIST]\n"
-    "                        [--seed S] [--values KIND] [--repeats R] [--baseline ENGINE]\n"
+    "                        [--seed S] [--values KIND] [--precisions LIST] [--repeats R]\n"
+    "                        [--baseline ENGINE]\n"
     "                        [--csv FILE] [--plot FILE.png]\n"
     "\n"
     "Runs engines side by side on generated Erdos-Renyi matrices (one per n and density, from the\n"
@@ -43,14 +45,18 @@ inline const char* bench_help =
     "  --threads LIST   CPU thread counts for the CPU engines (default: all available)\n"
     "  --seed S         generator seed (default: 1)\n"
     "  --values KIND    uniform (default), ones, int:K or int:A:B, as for 'generate'\n"
+    "  --precisions LIST  arithmetic of every engine run: default (exact within 128 bits, else\n"
+    "                   compensated), double, compensated, exact; each is a row (default: default)\n"
     "  --repeats R      runs per measurement (default: 3)\n"
-    "  --baseline NAME  the engine the speedups are relative to, at its first thread count\n"
+    "  --baseline NAME  the engine the speedups are relative to, at its first thread count and\n"
+    "                   precision\n"
     "                   (default: gpu-sparse when it runs, else the first engine)\n"
     "  --csv FILE       also write the rows as CSV\n"
     "  --plot FILE.png  also draw seconds against n (needs python3 with matplotlib)\n";
 
 struct bench_row {
   std::string engine;
+  std::string precision;
   int n = 0;
   double density = 0;
   int threads = 0;
@@ -87,10 +93,10 @@ inline std::string shorten(const std::string& permanent) {
 inline void write_bench_csv(const std::string& path, const std::vector<bench_row>& rows, std::uint64_t seed) {
   std::ofstream out(path);
   if (!out) throw usage_error("bench: cannot write '" + path + "'");
-  out << "engine,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds,speedup,"
+  out << "engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds,speedup,"
          "permanent\n";
   for (const auto& r : rows) {
-    out << r.engine << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
+    out << r.engine << ',' << r.precision << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
         << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers << ','
         << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << '\n';
   }
@@ -98,7 +104,7 @@ inline void write_bench_csv(const std::string& path, const std::vector<bench_row
 
 inline int run_bench(int argc, char** argv) {
   const arguments args(argc, argv, 2, {"help"},
-                       {"engines", "n", "density", "threads", "seed", "values", "repeats", "baseline", "csv", "plot"});
+                       {"engines", "n", "density", "threads", "seed", "values", "precisions", "repeats", "baseline", "csv", "plot"});
   if (args.flag("help")) {
     std::fputs(bench_help, stdout);
     return 0;
@@ -134,6 +140,13 @@ inline int run_bench(int argc, char** argv) {
   const std::string values = args.value("values").value_or("uniform");
   parse_values(values, generator);
 
+  std::vector<precision> precisions;
+  for (const auto& name : split_list("precisions", args.value("precisions").value_or("default"))) {
+    const auto p = name == "default" ? std::optional<precision>(precision::automatic) : parse_precision(name);
+    if (!p) throw usage_error("bench: unknown precision '" + name + "' (default, double, compensated, exact)");
+    precisions.push_back(*p);
+  }
+
   std::vector<bench_row> rows;
   for (const int n : sizes) {
     for (const double density : densities) {
@@ -142,9 +155,11 @@ inline int run_bench(int argc, char** argv) {
       const sparse_matrix matrix = generate_erdos_renyi(generator);
       const std::size_t first_row = rows.size();
       for (const auto& engine : engines) {
+        for (const precision arithmetic : precisions) {
         for (const int threads : thread_counts) {
           bench_row row;
           row.engine = engine;
+          row.precision = arithmetic == precision::automatic ? "default" : std::string(precision_name(arithmetic));
           row.n = n;
           row.density = density;
           std::vector<double> seconds;
@@ -152,6 +167,7 @@ inline int run_bench(int argc, char** argv) {
             compute_options options;
             options.engine = engine;
             options.threads = threads;
+            options.precision = arithmetic;
             options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) + " seed=" +
                                   std::to_string(seed);
             const permanent_result r = compute_permanent(matrix, options);
@@ -165,10 +181,11 @@ inline int run_bench(int argc, char** argv) {
           row.median = median_of(seconds);
           row.min = *std::min_element(seconds.begin(), seconds.end());
           row.max = *std::max_element(seconds.begin(), seconds.end());
-          std::fprintf(stderr, "bench: %s n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), n, density, row.threads,
-                       row.median);
+          std::fprintf(stderr, "bench: %s (%s) n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), row.precision.c_str(), n,
+                       density, row.threads, row.median);
           rows.push_back(row);
           if (engine.rfind("cpu-", 0) != 0) break;  // only the CPU engines take a thread count
+        }
         }
       }
       // Speedups against the baseline's first thread count on the same matrix; and a check that all agree.
@@ -193,13 +210,13 @@ inline int run_bench(int argc, char** argv) {
   const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
   const std::string baseline_label =
       cpu_baseline ? baseline + " (" + std::to_string(thread_counts.front()) + " thr)" : baseline;
-  std::printf("| engine | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent |\n",
+  std::printf("| engine | precision | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent |\n",
               baseline_label.c_str());
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const auto& r : rows) {
     const std::string compile = r.compile > 0 ? json::measurement(r.compile) : "-";
-    std::printf("| %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s |\n", r.engine.c_str(), r.n, r.density,
-                r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
+    std::printf("| %s | %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s |\n", r.engine.c_str(), r.precision.c_str(), r.n,
+                r.density, r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
                 shorten(r.permanent).c_str());
   }
 
