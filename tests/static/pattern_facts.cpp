@@ -61,6 +61,12 @@ static_assert(std::is_same_v<sp::automatic_arithmetic<two_by_two>, sp::exact_ari
 static_assert(std::is_same_v<sp::automatic_arithmetic<real_path>, sp::double_arithmetic>);
 using exact_plan = sp::purereg_plan<two_by_two, sp::exact_arithmetic>;
 static_assert(exact_plan::data.x0[0] == 1 && exact_plan::data.x0[1] == 1 && exact_plan::data.values[0] == 2);
+// --precision exact: residues (one prime holds |perm| ≤ 4·... here), none for real values; the
+// start term's residue is Π 2x_0 = 1.
+static_assert(std::is_same_v<sp::exact_arithmetic_of<two_by_two>, sp::residue_arithmetic<1>>);
+static_assert(std::is_void_v<sp::exact_arithmetic_of<real_path>>);
+static_assert(sp::purereg_plan<two_by_two, sp::residue_arithmetic<2>>::start_term.r[1] == 1);
+static_assert(sp::detail::primes_for_bits(22) == 1 && sp::detail::primes_for_bits(23.5) == 2 && sp::detail::primes_for_bits(397) == 16);
 
 // Reordered plans keep every nonzero, rows ascending in each column, and Hybrid's register columns
 // touch register rows only.

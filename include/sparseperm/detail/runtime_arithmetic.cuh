@@ -72,14 +72,16 @@ struct ryser_arithmetic_choice {
   int primes = 0;  // residues: how many (rounded up by with_prime_count)
 };
 
-inline ryser_arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, const std::string& engine) {
+// prefer_residues: on the GPU residues beat 128-bit integers even where those fit (ryser_plan.cuh).
+inline ryser_arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, const std::string& engine,
+                                                       bool prefer_residues = false) {
   const bool int128 = fits_int128(matrix, matrix.n() - 1);
   switch (p) {
     case precision::double_sums: return {ryser_arithmetic::double_plain};
     case precision::compensated: return {ryser_arithmetic::double_compensated};
     case precision::exact:
       if (const auto why = exact_refusal(matrix, engine)) throw engine_error(engine_error::kind::refused, *why);
-      if (int128) return {ryser_arithmetic::exact128};
+      if (int128 && !(prefer_residues && fits_residues(matrix))) return {ryser_arithmetic::exact128};
       return {ryser_arithmetic::residues, primes_for_bits(permanent_bound_bits(matrix))};
     default: return {int128 ? ryser_arithmetic::exact128 : ryser_arithmetic::double_compensated};
   }

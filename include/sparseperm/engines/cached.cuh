@@ -139,7 +139,14 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
   while (g < end) {
     if constexpr (block > 1) {
       if ((g & (block - 1)) == 1 && end - g >= block - 1) {  // steps 1..B−1 of a block
-        detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+        using partial = detail::block_partial<Sum>;
+        if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
+          typename partial::type part;
+          detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, part, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+          partial::absorb(sum, part);
+        } else {
+          detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+        }
         g += block - 1;
         continue;
       }

@@ -137,7 +137,7 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
-    const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, "gpu-sparse");
+    const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, "gpu-sparse", true);
     switch (choice.kind) {
 #if SPARSEPERM_HAS_INT128
       case detail::ryser_arithmetic::exact128:
