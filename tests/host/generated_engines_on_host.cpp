@@ -14,6 +14,7 @@
 #include <sparseperm/detail/ryser_result.cuh>
 #include <sparseperm/engines/cached.cuh>
 #include <sparseperm/engines/cpu_cached.cuh>
+#include <sparseperm/compute.cuh>
 #include <sparseperm/engines/hybrid.cuh>
 #include <sparseperm/engines/purereg.cuh>
 #include <sparseperm/engines/reference.cuh>
@@ -71,7 +72,9 @@ constexpr bool constants_all_positive() {
 // Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
 // every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference.
 template <class M>
-void check_residues(const sp::permanent_result& reference) {
+void check_residues(const sp::sparse_matrix& runtime) {
+  // dp's wide integers: exact where the reference's 128 bits are not
+  const sp::permanent_result reference = sp::permanent_dp(runtime, 2);
   REQUIRE(reference.exact);
   using res = sp::modular_arithmetic_of<M>;
   using more = sp::residue_arithmetic<res::primes + 1>;
@@ -177,7 +180,7 @@ struct check_matrix {
       }
     }
     if constexpr (sp::fits_residue_arithmetic<M>()) {
-      check_residues<M>(reference);
+      check_residues<M>(runtime);
       ++residue_checked;
     }
     ++count;
