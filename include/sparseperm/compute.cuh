@@ -94,20 +94,19 @@ inline void note_module(permanent_result& result, const compiled_module& module)
   result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
 }
 
+// The pipeline's options for a generated engine: the caller's, with the engine and the precision.
+inline pipeline_options pipeline_for(const std::string& engine, const compute_options& options) {
+  pipeline_options pipeline = options.pipeline;
+  pipeline.engine = engine;
+  pipeline.precision = options.precision;
+  return pipeline;
+}
+
 // `engine` on a matrix with a perfect matching, in the arithmetic options.precision asks for.
 inline permanent_result run_engine(const sparse_matrix& matrix, const engine_description& engine, const compute_options& options) {
   const std::string name(engine.name);
   if (options.precision == precision::exact) {  // refused before any compiling or running
-    if (name == "dp" || name == "reference") {
-      if (!matrix.has_integer_values()) throw engine_error(engine_error::kind::refused, *detail::exact_refusal(matrix, name));
-      if (name == "reference" && !detail::fits_int128(matrix, matrix.n() - 1)) {
-        throw engine_error(engine_error::kind::refused,
-                           "--precision exact: engine 'reference' is exact only within 128 bits; the dp engine computes any "
-                           "integer matrix exactly");
-      }
-    } else if (const auto why = detail::exact_refusal(matrix, name)) {
-      throw engine_error(engine_error::kind::refused, *why);
-    }
+    if (const auto why = detail::exact_refusal(matrix, name)) throw engine_error(engine_error::kind::refused, *why);
   }
   permanent_result result;
   if (name == "cpu-sparse") {
@@ -117,18 +116,13 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
   } else if (name == "reference") {
     result = permanent_reference(matrix);
   } else if (engine.kind == engine_kind::host_generated) {
-    pipeline_options pipeline = options.pipeline;
-    pipeline.engine = name;
-    pipeline.precision = options.precision;
-    const compiled_module module = compile_module(matrix, options.source_name, pipeline);
+    const compiled_module module = compile_module(matrix, options.source_name, pipeline_for(name, options));
     result = run_host_module(module.path, {.threads = options.threads, .progress = options.progress});
     note_module(result, module);
   } else {
 #if defined(__CUDACC__)
     if (engine.kind == engine_kind::gpu_generated) {
-      pipeline_options pipeline = options.pipeline;
-      pipeline.engine = name;
-      pipeline.precision = options.precision;
+      pipeline_options pipeline = pipeline_for(name, options);
       if (pipeline.arch.empty()) {
         const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
         pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
@@ -188,8 +182,8 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
   const int n = matrix.n();
   permanent_result result;
   if (options.engine == "auto") {
-    if (options.precision == precision::exact && !matrix.has_integer_values()) {
-      throw engine_error(engine_error::kind::refused, *detail::exact_refusal(matrix, "auto"));
+    if (options.precision == precision::exact) {
+      if (const auto why = detail::exact_refusal(matrix, "auto")) throw engine_error(engine_error::kind::refused, *why);
     }
     const permanent_plan plan = make_plan(matrix, options);
     const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();

@@ -56,7 +56,7 @@ permanent_result run_generated_engine(const gpu_options& options) {
       using definition = detail::device_module<Engine, M, P>;
       using plan = typename definition::plan;
       constexpr module_info info = definition::info();
-      result.plan = generated_plan_text(info) + "; " + detail::arithmetic_text<typename definition::arithmetic, typename definition::sum>();
+      result.plan = generated_plan_text(info) + "; " + definition::sum::description();
       gpu::run_ryser_kernel<typename definition::sum, typename definition::value>(
           result, plan::start_term, reinterpret_cast<const void*>(&generated_kernel<Engine, M, P>), info.global_rows,
           {options.device, options.progress});

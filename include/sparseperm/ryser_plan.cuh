@@ -194,10 +194,7 @@ constexpr bool fits_residue_arithmetic() {
   if (!a.integer_values()) return false;
   double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
   for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
-  for (int i = 0; i < M::pattern::n; ++i) {
-    if (row_sums[i] > detail::modular_max_x) return false;
-  }
-  return detail::primes_for_bits(permanent_bound_bits_of<M>()) <= detail::modular_prime_count;
+  return detail::residues_hold(row_sums, M::pattern::n, permanent_bound_bits_of<M>());
 }
 
 // Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise.

@@ -69,6 +69,42 @@ constexpr bool constants_all_positive() {
   return true;
 }
 
+// Each generated loop as GPU threads run it (chunks of at least min_chunk steps), and cpu-cached's
+// host loop on OpenMP threads.
+template <class Plan>
+sp::permanent_result run_purereg(std::uint64_t threads) {
+  return run_like_a_gpu<Plan>(
+      [](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t, auto& sum) { sp::purereg_steps<Plan>(first, end, sum); }, 0,
+      threads, 2);
+}
+
+template <class Plan>
+sp::permanent_result run_hybrid(std::uint64_t threads) {
+  return run_like_a_gpu<Plan>(
+      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+        sp::hybrid_steps<Plan>(first, end, gx, stride, sum);
+      },
+      Plan::global_rows, threads, 2);
+}
+
+template <class Plan>
+sp::permanent_result run_cached(std::uint64_t threads, std::uint64_t min_chunk) {
+  return run_like_a_gpu<Plan>(
+      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
+        sp::cached_steps<Plan>(first, end, gx, stride, sum);
+      },
+      Plan::global_rows, threads, min_chunk);
+}
+
+template <class Plan>
+sp::permanent_result run_host(int threads) {
+  using sum = sp::cpu_cached_sum<typename Plan::arithmetic>;
+  return sp::detail::run_cpu_cached<sum>(
+      Plan::n, Plan::matrix::pattern::nnz, Plan::start_term,
+      [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); }, {.threads = threads},
+      "forced", sum::description());
+}
+
 // Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
 // every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference.
 template <class M>
@@ -82,34 +118,11 @@ void check_residues(const sp::sparse_matrix& runtime) {
     CHECK(r.exact);
     CHECK(r.permanent == reference.permanent);
   };
-  using pure = sp::purereg_plan<M, res>;
-  check(run_like_a_gpu<pure>(
-      [](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t, auto& sum) { sp::purereg_steps<pure>(first, end, sum); }, 0, 8,
-      2));
-  using hybrid = sp::hybrid_plan<M, more>;
-  check(run_like_a_gpu<hybrid>(
-      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-        sp::hybrid_steps<hybrid>(first, end, gx, stride, sum);
-      },
-      hybrid::global_rows, 8, 2));
-  using cached = sp::cached_plan<M, res>;
-  using cached_global = sp::cached_plan<M, more, 3, 0>;
-  check(run_like_a_gpu<cached>(
-      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-        sp::cached_steps<cached>(first, end, gx, stride, sum);
-      },
-      cached::global_rows, 1, 1024));
-  check(run_like_a_gpu<cached_global>(
-      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-        sp::cached_steps<cached_global>(first, end, gx, stride, sum);
-      },
-      cached_global::global_rows, 8, 2));
-  using host_plan = sp::cpu_cached_plan<M, res>;
-  using sum = sp::cpu_cached_sum<res>;
-  check(sp::detail::run_cpu_cached<sum>(
-      host_plan::n, M::pattern::nnz, host_plan::start_term,
-      [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<host_plan>(first, end, nullptr, 0, s); }, {.threads = 4},
-      "forced", sp::detail::arithmetic_text<res, sum>()));
+  check(run_purereg<sp::purereg_plan<M, res>>(8));
+  check(run_hybrid<sp::hybrid_plan<M, more>>(8));
+  check(run_cached<sp::cached_plan<M, res>>(1, 1024));
+  check(run_cached<sp::cached_plan<M, more, 3, 0>>(8, 2));
+  check(run_host<sp::cpu_cached_plan<M, res>>(4));
 }
 
 struct check_matrix {
@@ -131,39 +144,20 @@ struct check_matrix {
     CAPTURE(hybrid::k);
     CAPTURE(hybrid::c);
     for (std::uint64_t threads : {1, 8}) {
-      const auto a = run_like_a_gpu<pure>(
-          [](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t, auto& sum) { sp::purereg_steps<pure>(first, end, sum); },
-          0, threads, 2);
-      const auto b = run_like_a_gpu<hybrid>(
-          [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-            sp::hybrid_steps<hybrid>(first, end, gx, stride, sum);
-          },
-          hybrid::global_rows, threads, 2);
-      const auto cached = [&]<class Plan>() {
-        return run_like_a_gpu<Plan>(
-            [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-              sp::cached_steps<Plan>(first, end, gx, stride, sum);
-            },
-            Plan::global_rows, threads, threads == 1 ? 1024 : 2);
-      };
-      const auto c0 = cached.template operator()<sp::cached_plan<M, arith>>();
-      const auto c1 = cached.template operator()<sp::cached_plan<M, arith, 0>>();
-      const auto c2 = cached.template operator()<sp::cached_plan<M, arith, 1>>();
-      const auto c3 = cached.template operator()<sp::cached_plan<M, arith, 3, 0>>();
-      const auto c4 = cached.template operator()<sp::cached_plan<M, arith, 6>>();
+      const auto a = run_purereg<pure>(threads);
+      const auto b = run_hybrid<hybrid>(threads);
+      const std::uint64_t min_chunk = threads == 1 ? 1024 : 2;
+      const auto c0 = run_cached<sp::cached_plan<M, arith>>(threads, min_chunk);
+      const auto c1 = run_cached<sp::cached_plan<M, arith, 0>>(threads, min_chunk);
+      const auto c2 = run_cached<sp::cached_plan<M, arith, 1>>(threads, min_chunk);
+      const auto c3 = run_cached<sp::cached_plan<M, arith, 3, 0>>(threads, min_chunk);
+      const auto c4 = run_cached<sp::cached_plan<M, arith, 6>>(threads, min_chunk);
       // cpu-cached: the library call, and the host loop with forced blocks (b = 1, 3) on OpenMP threads
       const int host_threads = static_cast<int>(threads);
       const auto h0 = sp::permanent_cpu_cached<M>({.threads = host_threads});
       CHECK(h0.engine == "cpu-cached");
-      const auto host = [&]<class Plan>() {
-        using sum = sp::cpu_cached_sum<arith>;
-        return sp::detail::run_cpu_cached<sum>(
-            Plan::n, M::pattern::nnz, Plan::start_term,
-            [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); },
-            {.threads = host_threads}, "forced", sp::detail::arithmetic_text<arith, sum>());
-      };
-      const auto h1 = host.template operator()<sp::cpu_cached_plan<M, arith, 1>>();
-      const auto h2 = host.template operator()<sp::cpu_cached_plan<M, arith, 3>>();
+      const auto h1 = run_host<sp::cpu_cached_plan<M, arith, 1>>(host_threads);
+      const auto h2 = run_host<sp::cpu_cached_plan<M, arith, 3>>(host_threads);
       for (const auto* r : {&a, &b, &c0, &c1, &c2, &c3, &c4, &h0, &h1, &h2}) {
         if (arith::exact) {
           REQUIRE(reference.exact);

@@ -12,6 +12,7 @@
 //                    two dependency chains where one held a CPU at the adder's latency per step
 //                    (the sign is a constant in unrolled code, so the choice costs nothing there)
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "../config.cuh"
@@ -28,6 +29,7 @@ struct plain_sum {
   SPARSEPERM_HOST_DEVICE double value() const { return sum; }
   template <class F>
   void for_each_part(F f) const { f(sum); }
+  static std::string description() { return "double, plain sums"; }
 };
 
 struct compensated_sum {
@@ -50,6 +52,7 @@ struct compensated_sum {
     f(sum);
     f(compensation);
   }
+  static std::string description() { return "double, compensated (TwoSum) sums"; }
 };
 
 #if SPARSEPERM_HAS_INT128
@@ -59,6 +62,7 @@ struct exact_sum {
   SPARSEPERM_HOST_DEVICE void add_signed(__int128 term, bool negative) { sum += negative ? -term : term; }
   SPARSEPERM_HOST_DEVICE void merge(const exact_sum& other) { sum += other.sum; }
   SPARSEPERM_HOST_DEVICE __int128 value() const { return sum; }
+  static std::string description() { return "exact 128-bit integers"; }
 };
 #endif
 
@@ -83,6 +87,7 @@ struct sign_split_sum {
     parts[0].for_each_part(f);
     parts[1].for_each_part(f);
   }
+  static std::string description() { return Sum::description() + " of the added and the subtracted terms"; }
 };
 
 // The unrolled blocks of the cached loops sum their 2^b terms plainly and add that total once to a

@@ -3,8 +3,8 @@
 // the way back from a module's description (module_info) to those types on the host.
 //
 //   generated_arithmetic<M, P>          automatic: exact 128-bit integers where the bound fits, else
-//                                       double; double/compensated: double; exact: 128 bits where
-//                                       they fit, else residues modulo enough primes
+//                                       double; double/compensated: double; exact: residues modulo
+//                                       enough primes where they hold the matrix, else 128 bits
 //   generated_sum<Arith, P, OnHost>     exact_sum, residue_sum<K>, or for doubles: plain (double) or
 //                                       TwoSum (compensated, automatic) sums; on the host split by
 //                                       sign into two chains
@@ -90,10 +90,10 @@ typename Arith::product module_start_term(const module_info& info) {
   }
 }
 
-template <bool OnHost, int K, class F>
+template <int K, class F>
 decltype(auto) visit_residues(int primes, F&& f) {
   if constexpr (K < modular_prime_count) {
-    if (primes != K) return visit_residues<OnHost, K + 1>(primes, std::forward<F>(f));
+    if (primes != K) return visit_residues<K + 1>(primes, std::forward<F>(f));
   } else if (primes != K) {
     throw engine_error(engine_error::kind::failed, "a module asks for " + std::to_string(primes) + " primes (1 to " +
                                                        std::to_string(modular_prime_count) + ")");
@@ -110,25 +110,11 @@ decltype(auto) visit_module_arithmetic(const module_info& info, F&& f) {
       return f.template operator()<exact_arithmetic, exact_sum>();
 #endif
     case module_residues:
-      return visit_residues<OnHost, 1>(info.primes, std::forward<F>(f));
+      return visit_residues<1>(info.primes, std::forward<F>(f));
     case module_double:
       return f.template operator()<double_arithmetic, generated_sum<double_arithmetic, precision::double_sums, OnHost>>();
     default:
       return f.template operator()<double_arithmetic, generated_sum<double_arithmetic, precision::compensated, OnHost>>();
-  }
-}
-
-// The arithmetic's words for a result's plan line.
-template <class Arith, class Sum>
-std::string arithmetic_text() {
-  if constexpr (is_residue_arithmetic<Arith>) {
-    return "exact: residues modulo " + std::to_string(Arith::primes) + " primes below 2^25, joined by the CRT";
-  } else if constexpr (Arith::exact) {
-    return "exact 128-bit integers";
-  } else if constexpr (std::is_same_v<Sum, plain_sum> || std::is_same_v<Sum, sign_split_sum<plain_sum>>) {
-    return "double, plain sums";
-  } else {
-    return "double, compensated (TwoSum) sums";
   }
 }
 

@@ -102,6 +102,9 @@ struct residue_sum {
     for (int k = 0; k < K; ++k) v.r[k] = reduce(s[k], modulus_of(modular_primes[k]));
     return v;
   }
+  static std::string description() {
+    return "exact: residues modulo " + std::to_string(K) + " primes below 2^25, joined by the CRT";
+  }
 };
 
 // log2 of v > 0 from above: exponent by halvings, the mantissa's logarithm by the atanh series
@@ -158,6 +161,15 @@ constexpr int primes_for_bits(double bits) {
   int k = 1;
   while (k * modular_bits_per_prime < needed) ++k;
   return k;
+}
+
+// Whether residues hold an integer matrix with these row sums Σ_j |a_ij| and this bound on
+// log2 |perm|: one rule for the run-time engines and the generated kernels (as int128_bound.cuh).
+constexpr bool residues_hold(const double* row_sums, int rows, double bound_bits) {
+  for (int i = 0; i < rows; ++i) {
+    if (row_sums[i] > modular_max_x) return false;
+  }
+  return primes_for_bits(bound_bits) <= modular_prime_count;
 }
 
 inline std::int64_t modular_inverse(std::int64_t a, std::int64_t p) {

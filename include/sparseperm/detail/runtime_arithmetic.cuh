@@ -2,12 +2,13 @@
 // The arithmetic a run-time Ryser engine (cpu-sparse, gpu-sparse) uses for a matrix and a
 // precision, and the checks every engine shares before it promises an exact result.
 //
-//   exact_refusal(matrix, engine)   why `--precision exact` cannot be kept (non-integer values,
-//                                   entries beyond residue arithmetic), or nothing
+//   exact_refusal(matrix, engine)   why `engine` cannot keep `--precision exact` (non-integer
+//                                   values, entries beyond what it holds exactly), or nothing
 //   choose_ryser_arithmetic         double (plain or compensated sums), 128-bit integers, or
 //                                   residues modulo K primes (K from the proven bound)
 //   with_prime_count<F>(K, f)       f.template operator()<K'>() for the K' in {1, 2, 4, 8, 16} ≥ K:
 //                                   five instantiations of a run-time engine instead of sixteen
+//   visit_ryser_arithmetic(c, f)    f.template operator()<X, Sum, Product>(scale) for a choice
 #include <cmath>
 #include <optional>
 #include <string>
@@ -16,8 +17,10 @@
 #include "../engine_error.cuh"
 #include "../precision.cuh"
 #include "../runtime/sparse_matrix.cuh"
+#include "accumulators.cuh"
 #include "exact_integer.cuh"
 #include "modular.cuh"
+#include "sparse_ryser.cuh"
 
 namespace sparseperm::detail {
 
@@ -42,22 +45,31 @@ inline double permanent_bound_bits(const sparse_matrix& matrix) {
   return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n, zero_one);
 }
 
-// Residue arithmetic holds the matrix: integers, every Σ_j |a_ij| ≤ 2^24, and the bound within 16 primes.
+// Residue arithmetic holds the matrix: integers, and modular.cuh's rule (as for generated kernels).
 inline bool fits_residues(const sparse_matrix& matrix) {
   if (!matrix.has_integer_values()) return false;
+  std::vector<double> row_sums(matrix.n(), 0.0);
   for (int i = 0; i < matrix.n(); ++i) {
-    double sum = 0;
-    for (double v : matrix.row_values(i)) sum += std::fabs(v);
-    if (sum > modular_max_x) return false;
+    for (double v : matrix.row_values(i)) row_sums[i] += std::fabs(v);
   }
-  return primes_for_bits(permanent_bound_bits(matrix)) <= modular_prime_count;
+  return residues_hold(row_sums.data(), matrix.n(), permanent_bound_bits(matrix));
 }
 
+// Why `engine` cannot keep --precision exact on this matrix, or nothing: every engine needs integer
+// values; dp (and auto, which can hand any block to dp) holds any integer matrix, `reference` only
+// within 128 bits, the Ryser engines within 128 bits or residues.
 inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, const std::string& engine) {
   if (!matrix.has_integer_values()) {
     return "--precision exact needs an integer matrix, and this one has non-integer values (engine '" + engine + "')";
   }
-  if (!fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0) && !fits_residues(matrix)) {
+  if (engine == "dp" || engine == "auto") return std::nullopt;
+  const bool int128 = fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0);
+  if (engine == "reference") {
+    if (int128) return std::nullopt;
+    return std::string("--precision exact: engine 'reference' is exact only within 128 bits; the dp engine computes any "
+                       "integer matrix exactly");
+  }
+  if (!int128 && !fits_residues(matrix)) {
     return "--precision exact: the entries are too large for engine '" + engine +
            "' (beyond 128 bits it needs every row's sum of |a_ij| at most 2^24); the dp engine computes any integer "
            "matrix exactly";
@@ -96,9 +108,21 @@ decltype(auto) with_prime_count(int primes, F&& f) {
   return f.template operator()<16>();
 }
 
-// The words for a result's plan line.
-inline std::string residues_text(int primes) {
-  return "exact: residues modulo " + std::to_string(primes) + " primes below 2^25, joined by the CRT";
+// f.template operator()<X, Sum, Product>(scale) with the types of a choice: x's type, the
+// accumulator, the product of x, and the scale of the values (2: doubled, for exact arithmetic).
+// cpu-sparse and gpu-sparse both dispatch through here.
+template <class F>
+decltype(auto) visit_ryser_arithmetic(const ryser_arithmetic_choice& choice, F&& f) {
+  switch (choice.kind) {
+#if SPARSEPERM_HAS_INT128
+    case ryser_arithmetic::exact128: return f.template operator()<std::int64_t, exact_sum, plain_product>(std::int64_t{2});
+#endif
+    case ryser_arithmetic::residues:
+      return with_prime_count(choice.primes,
+                              [&]<int K>() { return f.template operator()<double, residue_sum<K>, residue_product<K>>(2.0); });
+    case ryser_arithmetic::double_plain: return f.template operator()<double, plain_sum, plain_product>(1.0);
+    default: return f.template operator()<double, compensated_sum, plain_product>(1.0);
+  }
 }
 
 }  // namespace sparseperm::detail

@@ -77,7 +77,7 @@ permanent_result run_cpu_cached_module(const module_info& info, const Steps& ste
     return result;
   }
   return run_cpu_cached<Sum>(info.n, info.nnz, module_start_term<Arith>(info), steps, options, generated_plan_text(info),
-                             arithmetic_text<Arith, Sum>());
+                             Sum::description());
 }
 
 }  // namespace detail

@@ -129,41 +129,12 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   std::uint64_t chunk = 0;
   std::string arithmetic;
   const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
-  switch (choice.kind) {
-#if SPARSEPERM_HAS_INT128
-    case detail::ryser_arithmetic::exact128: {
-      const auto columns = detail::make_ryser_columns<std::int64_t>(matrix, column_order);
-      const detail::int128 sum =
-          detail::sum_all_steps<std::int64_t, detail::exact_sum>(columns, result.threads, options.progress, chunk).sum;
-      detail::set_ryser_value(result, n, sum);
-      arithmetic = "exact 128-bit integers";
-      break;
-    }
-#endif
-    case detail::ryser_arithmetic::residues:
-      detail::with_prime_count(choice.primes, [&]<int K>() {
-        const auto columns = detail::make_ryser_columns<double>(matrix, column_order, 2.0);
-        const auto sum = detail::sum_all_steps<double, detail::residue_sum<K>, detail::residue_product<K>>(
-            columns, result.threads, options.progress, chunk);
-        detail::set_ryser_value(result, n, sum.value());
-        arithmetic = detail::residues_text(K);
-      });
-      break;
-    case detail::ryser_arithmetic::double_plain: {
-      const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
-      detail::set_ryser_value(result, n,
-                              detail::sum_all_steps<double, detail::plain_sum>(columns, result.threads, options.progress, chunk).value());
-      arithmetic = "double, plain sums";
-      break;
-    }
-    default: {
-      const auto columns = detail::make_ryser_columns<double>(matrix, column_order);
-      const double sum =
-          detail::sum_all_steps<double, detail::compensated_sum>(columns, result.threads, options.progress, chunk).value();
-      detail::set_ryser_value(result, n, sum);
-      arithmetic = "double, compensated (TwoSum) sums";
-    }
-  }
+  detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
+    const auto columns = detail::make_ryser_columns<X>(matrix, column_order, scale);
+    const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunk);
+    detail::set_ryser_value(result, n, sum.value());
+    arithmetic = Sum::description();
+  });
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunk)) + "; zero tracking; " + arithmetic;
   return finish();

@@ -67,9 +67,9 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
   partial[t] = sum;
 }
 
-template <class X, class Sum, class Product = plain_product>
+template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                const gpu::launch_options& options, const std::string& arithmetic, X scale) {
+                                const gpu::launch_options& options, X scale) {
   const cudaDeviceProp device = gpu::select_device(options.device, "gpu-sparse");
   const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, scale);
   const int n = matrix.n();
@@ -105,7 +105,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   result.nnz = nnz;
   result.registers_per_thread = attributes.numRegs;
   result.plan = std::string("columns by ascending degree; matrix and x in shared memory (") +
-                std::to_string(bytes_for(block)) + " bytes per block); zero tracking; " + arithmetic + "; " +
+                std::to_string(bytes_for(block)) + " bytes per block); zero tracking; " + Sum::description() + "; " +
                 gpu::device_description(device) + "; ";
   const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
   gpu::device_buffer<Sum> partial(threads);
@@ -138,26 +138,9 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
     const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, "gpu-sparse", true);
-    switch (choice.kind) {
-#if SPARSEPERM_HAS_INT128
-      case detail::ryser_arithmetic::exact128:
-        result = detail::run_gpu_sparse<std::int64_t, detail::exact_sum>(matrix, column_order, options, "exact 128-bit integers",
-                                                                         std::int64_t{2});
-        break;
-#endif
-      case detail::ryser_arithmetic::residues:
-        result = detail::with_prime_count(choice.primes, [&]<int K>() {
-          return detail::run_gpu_sparse<double, detail::residue_sum<K>, detail::residue_product<K>>(
-              matrix, column_order, options, detail::residues_text(K), 2.0);
-        });
-        break;
-      case detail::ryser_arithmetic::double_plain:
-        result = detail::run_gpu_sparse<double, detail::plain_sum>(matrix, column_order, options, "double, plain sums", 1.0);
-        break;
-      default:
-        result = detail::run_gpu_sparse<double, detail::compensated_sum>(matrix, column_order, options,
-                                                                         "double, compensated (TwoSum) sums", 1.0);
-    }
+    result = detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
+      return detail::run_gpu_sparse<X, Sum, Product>(matrix, column_order, options, scale);
+    });
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

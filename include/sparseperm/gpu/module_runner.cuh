@@ -58,7 +58,7 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
   }
   const void* function = reinterpret_cast<const void*>(kernel);
   sparseperm::detail::visit_module_arithmetic<false>(info, [&]<class Arith, class Sum>() {
-    result.plan = generated_plan_text(info) + "; " + sparseperm::detail::arithmetic_text<Arith, Sum>();
+    result.plan = generated_plan_text(info) + "; " + Sum::description();
     run_ryser_kernel<Sum, typename Arith::value>(result, sparseperm::detail::module_start_term<Arith>(info), function,
                                                  info.global_rows, options);
   });
