@@ -12,11 +12,13 @@
 // the planner (planner.cuh): fine blocks, degree reductions, the cheapest engine for each block.
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "detail/big_integer.cuh"
+#include "detail/product_bound.cuh"
 #include "detail/runtime_arithmetic.cuh"
 #include "engine_catalog.cuh"
 #include "engine_error.cuh"
@@ -75,6 +77,7 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, const dp_order
     result.value = v.value;
   } else {
     set_floating_value(result, v.value);
+    set_error_bound(result, v.error_bound);
   }
   result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
                 std::to_string(v.peak_states) + " states at most; " + format_count(v.transitions) + " transitions; " + v.arithmetic;
@@ -152,6 +155,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   bool exact = plan.integer;
   detail::big_integer exact_value = plan.factor;
   double value = plan.factor_value;
+  detail::product_bound bound(plan.n);  // the floating product's error bound (product_bound.cuh)
   for (const auto& block : plan.blocks) {
     // exact on a block a Ryser engine cannot hold (entries beyond residues): dp, which holds any
     const bool dp = block.engine == "dp" ||
@@ -161,6 +165,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
     exact = exact && r.exact;
     if (exact) exact_value = exact_value * detail::big_integer::from_decimal(r.permanent);
     value *= r.value;
+    bound.factor(r.value, r.exact ? 0.0 : r.error_bound.value_or(std::numeric_limits<double>::infinity()));
     result.threads = std::max(result.threads, r.threads);
     result.registers_per_thread = std::max(result.registers_per_thread, r.registers_per_thread);
     result.seconds.codegen += r.seconds.codegen;
@@ -172,6 +177,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
     result.value = exact_value.to_double();
   } else {
     set_floating_value(result, value);
+    set_error_bound(result, bound.of(plan.factor_value, value));
   }
   return result;
 }

@@ -69,6 +69,14 @@ SPARSEPERM_HOST_DEVICE constexpr launch_plan generate_launch_parameters(int n, s
   return plan;
 }
 
+// The most steps one thread takes over all launches of a plan (a chunk in each): the longest chain of
+// additions into one per-thread accumulator (detail/error_bound.cuh).
+constexpr std::uint64_t longest_thread_steps(const launch_plan& plan) {
+  std::uint64_t steps = 0;
+  for (int l = 0; l < plan.count; ++l) steps += plan[l].chunk;
+  return steps;
+}
+
 // The type-level form: the plan of an n×n matrix for a thread count fixed at compile time.
 template <int N, std::uint64_t Threads, std::uint64_t MinChunk = 1024>
 struct launch_parameters {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config.cuh"
+#include "detail/error_bound.cuh"
 
 namespace sparseperm {
 
@@ -31,7 +32,7 @@ enum module_arithmetic : std::int32_t {
 };
 
 struct module_info {
-  std::int32_t version = 4;
+  std::int32_t version = 5;
   std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
   std::int32_t n = 0;
   std::int32_t nnz = 0;
@@ -46,6 +47,7 @@ struct module_info {
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
   double start_residues[16] = {};     // ... and its residues modulo the primes
+  detail::grid_rounding_facts grid;   // double arithmetic: the row grids' change and magnitudes (error bound)
 };
 
 inline bool module_is_exact(const module_info& info) {

@@ -59,7 +59,7 @@ permanent_result run_generated_engine(const gpu_options& options) {
       result.plan = generated_plan_text(info) + "; " + definition::sum::description();
       gpu::run_ryser_kernel<typename definition::sum, typename definition::value>(
           result, plan::start_term, reinterpret_cast<const void*>(&generated_kernel<Engine, M, P>), info.global_rows,
-          {options.device, options.progress});
+          {options.device, options.progress}, detail::floating_facts_of(info));
       return result;
     }
   }

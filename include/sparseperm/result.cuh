@@ -22,7 +22,7 @@ struct permanent_result {
   double value = 0;                  // the permanent, rounded to a double
   std::string permanent;             // exact decimal integer when `exact`, otherwise value in %.17g
   bool exact = false;                // computed in exact integer arithmetic
-  std::optional<double> error_bound;  // a bound on |value − permanent| where one is known
+  std::optional<double> error_bound;  // floating results: a proven bound on |value − permanent|
   std::string engine;
   int n = 0;
   std::int64_t nnz = 0;
@@ -56,6 +56,27 @@ inline void set_floating_value(permanent_result& result, double value) {
   result.value = value;
   result.permanent = format_double(value);
   result.exact = false;
+}
+
+// A floating result's error bound; one that is not finite (magnitudes beyond double) is an error.
+inline void set_error_bound(permanent_result& result, double bound) {
+  if (!std::isfinite(bound)) {
+    throw engine_error(engine_error::kind::overflow, "engine '" + result.engine +
+                                                         "': the error bound is not finite in double precision (magnitudes "
+                                                         "beyond its range): the result cannot be certified");
+  }
+  result.error_bound = bound;
+}
+
+// Significant digits of a floating value that its error bound guarantees (0 when the bound reaches
+// the value; 17 when it is 0); nothing for exact results.
+inline std::optional<int> trusted_digits(const permanent_result& r) {
+  if (r.exact || !r.error_bound) return std::nullopt;
+  const double bound = *r.error_bound;
+  if (bound == 0) return 17;
+  if (!(bound < std::fabs(r.value))) return 0;
+  const double digits = std::floor(-std::log10(bound / std::fabs(r.value)));
+  return digits < 0 ? 0 : digits > 17 ? 17 : static_cast<int>(digits);
 }
 
 }  // namespace sparseperm

@@ -1,8 +1,8 @@
 #pragma once
 // The result record as JSON, the contract of `sparseperm compute --json` (other tools read it):
 //
-//   permanent (string: the exact integer when exact, else %.17g), value, exact, error_bound (number
-//   or null), engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen,
+//   permanent (string: the exact integer when exact, else %.17g), value, exact, error_bound (a proven
+//   bound on |value − permanent| for floating results, null when exact), trusted_digits, engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen,
 //   compile, compute, total}
 #include <cmath>
 #include <string>
@@ -30,7 +30,12 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
   if (r.error_bound) {
     out.number("error_bound", *r.error_bound);
   } else {
-    out.null("error_bound");
+    out.null("error_bound");  // exact results
+  }
+  if (const auto digits = trusted_digits(r)) {
+    out.integer("trusted_digits", *digits);
+  } else {
+    out.null("trusted_digits");
   }
   out.string("engine", r.engine)
       .integer("n", r.n)

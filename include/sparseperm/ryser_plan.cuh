@@ -3,7 +3,8 @@
 // the column and row order, the values in the kernel's arithmetic, the start state x_0, and (for
 // CodeGen-Hybrid) the register partition.
 //
-//   double_arithmetic  x and the values in double
+//   double_arithmetic  x and the values in double, each value rounded once to its row's grid so
+//                      that every x is exact (detail/error_bound.cuh)
 //   exact_arithmetic   x doubled to integers (2·x_0 = a(:, n−1) − Σ_{j<n−1} a(:, j), updates ±2a),
 //                      products and sums in 128 bits; for integer matrices whose bound fits
 //   residue_arithmetic<K>  x doubled as above, in doubles; products and sums modulo the first K
@@ -20,6 +21,7 @@
 
 #include "column_masks.cuh"
 #include "config.cuh"
+#include "detail/error_bound.cuh"
 #include "detail/int128_bound.cuh"
 #include "detail/modular.cuh"
 #include "ordering.cuh"
@@ -63,7 +65,59 @@ struct ryser_arrays {
   matrix_order order;                // position → original index
 };
 
-// The constants reordered (rows and columns) and converted to the arithmetic's values.
+// The row grids of a matrix's values (detail/error_bound.cuh), in the matrix's own row numbering:
+// double arithmetic rounds each value to its row's grid once, so that every x is exact.
+template <int N>
+struct row_grid_exponents {
+  int e[N > 0 ? N : 1]{};
+  bool representable = true;  // every row's Σ|a_ij| below 2^1021
+};
+
+template <int N, int NNZ>
+constexpr row_grid_exponents<N> grid_exponents_of(const pattern_arrays<N, NNZ>& a) {
+  double sums[N > 0 ? N : 1]{};
+  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  row_grid_exponents<N> g;
+  for (int i = 0; i < N; ++i) {
+    g.e[i] = detail::grid_exponent(sums[i]);
+    if (g.e[i] > detail::max_grid_exponent) g.representable = false;
+  }
+  return g;
+}
+
+// A value as double arithmetic uses it: on its row's grid.
+template <int N>
+constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
+  return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
+}
+
+// What the row grids change, and the magnitudes the error bound needs.
+template <int N, int NNZ>
+constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
+  const row_grid_exponents<N> g = grid_exponents_of(a);
+  double rho[N > 0 ? N : 1]{}, sums[N > 0 ? N : 1]{};
+  bool negative[N > 0 ? N : 1]{};
+  for (int k = 0; k < NNZ; ++k) {
+    const int i = a.rows[k];
+    const double v = a.values[k];
+    const double change = detail::relative_change(v, grid_value(g, i, v));
+    if (change > rho[i]) rho[i] = change;
+    sums[i] += v < 0 ? -v : v;
+    negative[i] = negative[i] || v < 0;
+  }
+  detail::grid_rounding_builder b;
+  for (int i = 0; i < N; ++i) b.row(rho[i], sums[i], negative[i]);
+  for (int j = 0; j < N; ++j) {
+    double sum = 0;
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.values[k] < 0 ? -a.values[k] : a.values[k];
+    b.column(sum);
+  }
+  if (!g.representable) b.unrepresentable();
+  return b.facts();
+}
+
+// The constants reordered (rows and columns) and converted to the arithmetic's values: doubled
+// integers for exact arithmetic, values on their row grids for double.
 template <class Arith, int N, int NNZ>
 constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pattern_arrays<N, NNZ>& a,
                                                                         const matrix_order& order) {
@@ -72,6 +126,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
   r.order = order;
   int row_position[N > 0 ? N : 1]{};
   for (int i = 0; i < N; ++i) row_position[order.rows[i]] = i;
+  const row_grid_exponents<N> grid = grid_exponents_of(a);
   int at = 0;
   for (int position = 0; position < N; ++position) {
     const int j = order.columns[position];
@@ -79,7 +134,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
     // rows ascend in the new numbering too (insertion sort of this column's entries)
     for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
       const int row = row_position[a.rows[k]];
-      const value v = Arith::exact ? static_cast<value>(2 * a.values[k]) : static_cast<value>(a.values[k]);
+      const value v = Arith::exact ? static_cast<value>(2 * a.values[k]) : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
       int slot = at++;
       for (; slot > r.start[position] && r.rows[slot - 1] > row; --slot) {
         r.rows[slot] = r.rows[slot - 1];
@@ -131,6 +186,7 @@ struct ryser_plan {
   static constexpr auto data = make_ryser_arrays<Arith>(source, order);
   static constexpr column_masks ordered_masks = reorder(source.masks(), order);
   static constexpr product start_term = start_product<Arith>(data);
+  static constexpr detail::grid_rounding_facts grid = Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
 };
 
 // Scalar views of a plan for device code.

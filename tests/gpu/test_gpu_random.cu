@@ -1,7 +1,8 @@
 // Every GPU engine against the reference on the random generated matrices of one part: the
 // generated engines through permanent<M, Engine>() (their kernels specialised to each matrix), and
 // gpu-sparse on the same matrices at run time. Integer matrices exactly; positive real ones to 1e-10
-// relative; signed ones against the size of Ryser's terms.
+// relative; signed ones against the size of Ryser's terms; every floating result's error bound
+// against the exact rational permanent (n ≤ 16) or the reference's bound.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/codegen.cuh>
@@ -10,6 +11,7 @@
 #include <sparseperm/permanent.cuh>
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "../host/test_support.hpp"
@@ -20,11 +22,15 @@ namespace sp = sparseperm;
 
 namespace {
 
-void check_close(const sp::permanent_result& r, const sp::permanent_result& reference, const sp::sparse_matrix& m) {
+int bounds_checked = 0;
+
+// exact: the rational permanent where n ≤ 16 (test_support::exact_permanent), for the error bounds.
+void check_close(const sp::permanent_result& r, const sp::permanent_result& reference, const sp::sparse_matrix& m,
+                 const std::optional<test_support::dyadic>& exact) {
   CAPTURE(r.engine);
   CAPTURE(r.plan);
-  if (m.has_integer_values() && r.exact) {
-    CHECK(r.permanent == reference.permanent);
+  if (r.exact) {
+    CHECK(r.permanent == (reference.exact ? reference.permanent : "0"));  // singular reals: an exact 0
     return;
   }
   bool positive = true;
@@ -32,6 +38,15 @@ void check_close(const sp::permanent_result& r, const sp::permanent_result& refe
   const double tolerance = positive && reference.value != 0 ? 1e-10 * std::fabs(reference.value)
                                                             : 1e-13 * test_support::ryser_absolute_sum(m);
   CHECK(std::fabs(r.value - reference.value) <= tolerance);
+  // the error bound holds: against the exact permanent, else against the reference within both bounds
+  REQUIRE(r.error_bound.has_value());
+  if (exact) {
+    CHECK(std::fabs(test_support::difference(r.value, *exact)) <= *r.error_bound);
+  } else {
+    REQUIRE(reference.error_bound.has_value());
+    CHECK(std::fabs(r.value - reference.value) <= *r.error_bound + *reference.error_bound);
+  }
+  ++bounds_checked;
 }
 
 struct check_matrix {
@@ -42,10 +57,17 @@ struct check_matrix {
     const sp::permanent_result reference = sp::permanent_reference(m);
     CAPTURE(M::name);
     CAPTURE(m.n());
-    check_close(sp::permanent<M, sp::purereg_engine>(), reference, m);
-    check_close(sp::permanent<M, sp::hybrid_engine>(), reference, m);
-    check_close(sp::permanent<M, sp::cached_engine>(), reference, m);
-    check_close(sp::permanent_gpu_sparse(m), reference, m);
+    std::optional<test_support::dyadic> exact;
+    if (!reference.exact && m.n() <= 16) exact = test_support::exact_permanent(m);
+    check_close(sp::permanent<M, sp::purereg_engine>(), reference, m, exact);
+    check_close(sp::permanent<M, sp::hybrid_engine>(), reference, m, exact);
+    check_close(sp::permanent<M, sp::cached_engine>(), reference, m, exact);
+    check_close(sp::permanent_gpu_sparse(m), reference, m, exact);
+    // plain double sums too (the default for real matrices is compensated)
+    if (!m.has_integer_values()) {
+      check_close(sp::permanent<M, sp::cached_engine, sp::precision::double_sums>(), reference, m, exact);
+      check_close(sp::permanent_gpu_sparse(m, {.precision = sp::precision::double_sums}), reference, m, exact);
+    }
     // Integer matrices are exact on every GPU engine.
     if (m.has_integer_values()) CHECK(sp::permanent<M, sp::hybrid_engine>().exact == sp::fits_exact_arithmetic<M>());
     ++count;
@@ -57,6 +79,7 @@ struct check_matrix {
 TEST_CASE("gpu-purereg, gpu-hybrid, gpu-cached and gpu-sparse agree with the reference on random matrices") {
   int count = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count});
-  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines");
+  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines; " << bounds_checked
+                   << " error bounds checked");
   CHECK(count == 30);
 }

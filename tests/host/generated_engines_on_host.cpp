@@ -5,7 +5,8 @@
 // rows, and 6 (clamped to n − 1 on small matrices); chunks of 2 steps (no whole block: every step
 // on the run-time path) and of 1024. cpu-cached runs as the library's permanent_cpu_cached<M> and
 // with forced blocks b = 1 and 3, on 1 and 8 OpenMP threads. Checked against the reference
-// engine on the random generated matrices of one part (SPARSEPERM_RANDOM_PART).
+// engine on the random generated matrices of one part (SPARSEPERM_RANDOM_PART), and floating results'
+// error bounds against the exact rational permanent (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
 
 #include <sparseperm/codegen.cuh>
@@ -20,6 +21,7 @@
 #include <sparseperm/engines/reference.cuh>
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "test_support.hpp"
@@ -47,17 +49,7 @@ sp::permanent_result run_like_a_gpu(Steps steps, int global_rows, std::uint64_t 
   }
   sp::permanent_result result;
   result.engine = "host emulation";
-  if constexpr (Plan::arithmetic::exact) {
-    sum_type total;
-    total.add(Plan::start_term);
-    for (const auto& p : partial) total.merge(p);
-    sp::detail::set_ryser_value(result, Plan::n, total.value());
-  } else {
-    sp::detail::compensated_sum total;
-    total.add(Plan::start_term);
-    for (const auto& p : partial) total.add(p.value());
-    sp::detail::set_ryser_value(result, Plan::n, total.value());
-  }
+  sp::detail::set_ryser_thread_sums(result, Plan::n, Plan::start_term, partial, sp::longest_thread_steps(plan), {Plan::grid});
   return result;
 }
 
@@ -102,7 +94,7 @@ sp::permanent_result run_host(int threads) {
   return sp::detail::run_cpu_cached<sum>(
       Plan::n, Plan::matrix::pattern::nnz, Plan::start_term,
       [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); }, {.threads = threads},
-      "forced", sum::description());
+      "forced", sum::description(), {Plan::grid, std::uint64_t{1} << Plan::b});
 }
 
 // Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
@@ -129,12 +121,15 @@ struct check_matrix {
   int& count;
   int& exact;
   int& residue_checked;
+  int& bounds_checked;
 
   template <class M>
   void operator()() {
     const sp::sparse_matrix runtime = sp::to_sparse_matrix<M>();
     const sp::permanent_result reference = sp::permanent_reference(runtime);
     using arith = sp::automatic_arithmetic<M>;
+    std::optional<test_support::dyadic> exact_value;
+    if (!arith::exact && runtime.n() <= 16) exact_value = test_support::exact_permanent(runtime);
     // One 128-bit bound for the run-time engines and the generated kernels.
     CHECK(sp::detail::fits_int128(runtime, runtime.n() > 0 ? runtime.n() - 1 : 0) == sp::fits_exact_arithmetic<M>());
     using pure = sp::purereg_plan<M, arith>;
@@ -163,6 +158,8 @@ struct check_matrix {
           REQUIRE(reference.exact);
           CHECK(r->exact);
           CHECK(r->permanent == reference.permanent);
+        } else if (r->exact) {  // structurally singular, found at compile time: an exact 0
+          CHECK(r->permanent == "0");
         } else {
           // positive matrices: 1e-10 relative; signed ones (n ≤ 14) and zero permanents (structurally
           // singular): against the size of Ryser's terms
@@ -170,6 +167,16 @@ struct check_matrix {
                                        ? 1e-10 * std::fabs(reference.value)
                                        : 1e-13 * test_support::ryser_absolute_sum(runtime);
           CHECK(std::fabs(r->value - reference.value) <= tolerance);
+          // the error bound holds: against the exact rational permanent where it is cheap, else
+          // against the reference within both bounds
+          REQUIRE(r->error_bound.has_value());
+          if (exact_value) {
+            CHECK(std::fabs(test_support::difference(r->value, *exact_value)) <= *r->error_bound);
+          } else {
+            REQUIRE(reference.error_bound.has_value());
+            CHECK(std::fabs(r->value - reference.value) <= *r->error_bound + *reference.error_bound);
+          }
+          ++bounds_checked;
         }
       }
     }
@@ -185,10 +192,10 @@ struct check_matrix {
 }  // namespace
 
 TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with the reference on random matrices") {
-  int count = 0, exact = 0, residues = 0;
-  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues});
+  int count = 0, exact = 0, residues = 0, bounds = 0;
+  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic, "
-                  << residues << " also in residues");
+                  << residues << " also in residues; " << bounds << " error bounds checked");
   CHECK(count == 30);
   CHECK(residues >= 10);
 }

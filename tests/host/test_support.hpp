@@ -1,11 +1,14 @@
 #pragma once
 // Shared helpers of the host tests: random matrices of every kind, singular ones included.
+#include <sparseperm/detail/big_integer.cuh>
 #include <sparseperm/gray_code.cuh>
 #include <sparseperm/runtime/generator.cuh>
 #include <sparseperm/runtime/sparse_matrix.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,6 +80,72 @@ inline std::string kind_name(sparseperm::value_kind kind) {
     case sparseperm::value_kind::integers: return "integers";
   }
   return "?";
+}
+
+// Exact permanents of real matrices, for checking error bounds: every double is a dyadic rational
+// m·2^e, so perm(A) = perm(M)·2^(Σ E_i) with M_ij = a_ij·2^(−E_i) integers (E_i: the lowest exponent
+// of row i), and perm(M) in big integers by the subset recursion f(S) = Σ_j M[|S|−1][j]·f(S \ j).
+struct dyadic {
+  sparseperm::detail::big_integer m{0ll};
+  int e = 0;  // the value is m·2^e
+};
+
+inline sparseperm::detail::big_integer times_power_of_two(sparseperm::detail::big_integer v, int k) {
+  for (; k >= 30; k -= 30) v = v.times(1ll << 30);
+  return k > 0 ? v.times(1ll << k) : v;
+}
+
+// v = mantissa·2^exponent with an integer mantissa of at most 53 bits.
+inline dyadic dyadic_of(double v) {
+  int exponent = 0;
+  const double fraction = std::frexp(v, &exponent);
+  return {sparseperm::detail::big_integer(static_cast<long long>(std::ldexp(fraction, 53))), exponent - 53};
+}
+
+inline dyadic exact_permanent(const sparseperm::sparse_matrix& a) {
+  using big = sparseperm::detail::big_integer;
+  const int n = a.n();
+  if (n > 20) throw std::invalid_argument("exact_permanent: n <= 20");
+  std::vector<std::vector<std::pair<int, big>>> rows(n);
+  dyadic result{big(1ll), 0};
+  for (int i = 0; i < n; ++i) {
+    int low = 1 << 30;
+    for (double v : a.row_values(i)) low = std::min(low, dyadic_of(v).e);
+    const auto columns = a.row_columns(i);
+    const auto values = a.row_values(i);
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const dyadic d = dyadic_of(values[k]);
+      rows[i].emplace_back(columns[k], times_power_of_two(d.m, d.e - low));
+    }
+    if (!columns.empty()) result.e += low;
+  }
+  std::vector<big> f(std::size_t{1} << n, big(0ll));
+  f[0] = big(1ll);
+  for (std::uint32_t s = 1; s < (1u << n); ++s) {
+    const int i = __builtin_popcount(s) - 1;
+    big sum(0ll);
+    for (const auto& [j, m] : rows[i]) {
+      if (s & (1u << j)) sum += m * f[s & ~(1u << j)];
+    }
+    f[s] = sum;
+  }
+  result.m = f.back();
+  return result;
+}
+
+// value − exact, rounded to a double.
+inline double difference(double value, const dyadic& exact) {
+  const dyadic v = dyadic_of(value);
+  const int e = std::min(v.e, exact.e);
+  sparseperm::detail::big_integer d = times_power_of_two(v.m, v.e - e);
+  d += times_power_of_two(exact.m, exact.e - e).times(-1);
+  double scaled = d.to_double();
+  for (int k = e; k != 0;) {  // ldexp in steps: d alone may be beyond double's range
+    const int step = std::clamp(k, -1000, 1000);
+    scaled = std::ldexp(scaled, step);
+    k -= step;
+  }
+  return scaled;
 }
 
 }  // namespace test_support

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <string>
 #include <vector>
@@ -75,6 +76,9 @@ TEST_CASE("compute --json keeps its contract") {
   CHECK_FALSE(v["exact"].as_bool());
   CHECK(v["permanent"].as_string() == "1.53125");
   CHECK(v["value"].as_number() == 1.53125);
+  CHECK(v["error_bound"].as_number() >= 0);
+  CHECK(v["error_bound"].as_number() < 1e-14);
+  CHECK(v["trusted_digits"].as_number() >= 14);
 }
 
 TEST_CASE("human output") {
@@ -84,6 +88,11 @@ TEST_CASE("human output") {
   CHECK(r.out.find("engine     cpu-sparse, 1 thread:") != std::string::npos);
   CHECK(r.out.find("matrix     5 x 5, 25 nonzeros") != std::string::npos);
   CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
+  // a floating result says how many digits its error bound guarantees
+  const std::string real = write_file("real3.mtx", general + "3 3 5\n1 1 0.3\n1 2 0.7\n2 2 0.1\n2 3 0.9\n3 3 0.5\n");
+  const auto f = run("compute " + real + " --engine cpu-sparse");
+  CHECK(f.code == 0);
+  CHECK(f.out.find(" digits trusted, |error| <= ") != std::string::npos);
 }
 
 TEST_CASE("conventions: the empty matrix and structurally singular ones") {
@@ -214,6 +223,10 @@ TEST_CASE("--precision exact, double and compensated") {
     const json::value v = json::parse(r.out);
     CHECK_FALSE(v["exact"].as_bool());
     CHECK(v["value"].as_number() == doctest::Approx(6.2044840173323941e23).epsilon(1e-9));
+    // 24! is exact in long double (its odd part is below 2^64): the bound holds
+    const long double error = std::fabs(static_cast<long double>(v["value"].as_number()) - 620448401733239439360000.0L);
+    CHECK(error <= static_cast<long double>(v["error_bound"].as_number()));
+    CHECK(v["trusted_digits"].as_number() >= 5);  // double's worst case over chains of 2^23 additions
   }
   const std::string reals = write_file("reals3.mtx", general + "3 3 3\n1 1 0.5\n2 2 1\n3 3 2\n");
   for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "auto", "reference"}) {
@@ -333,6 +346,9 @@ TEST_CASE("bench prints a table and writes CSV") {
   REQUIRE(p.code == 0);
   CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| exact \| 12 \| 0\.5 \|)")));
   CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| compensated \| 12 \| 0\.5 \|)")));
+  // the last column: exact, or the digits the error bound guarantees
+  CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| exact \| 12 \| .* \| exact \|)")));
+  CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| double \| 12 \| .* \| 1[0-7] \|)")));
   CHECK(p.err.find("disagree") == std::string::npos);
   check_error(run("bench --precisions quad"), "bench: unknown precision 'quad' (default, double, compensated, exact)");
   check_error(run("bench --engines cpu-sparse --baseline reference"), "bench: the baseline 'reference' is not among --engines");

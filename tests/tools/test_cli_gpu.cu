@@ -5,6 +5,7 @@
 #include <sparseperm/detail/json_reader.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -65,6 +66,31 @@ TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
       CHECK(v["exact"].as_bool());
       CHECK(v["permanent"].as_string() == c.value);
       CHECK(v["plan"].as_string().find("residues modulo") != std::string::npos);
+    }
+  }
+}
+
+// Floating results carry an error bound on every GPU engine, in both floating precisions, and the
+// bounds of two engines overlap.
+TEST_CASE("every GPU engine reports an error bound that agrees with cpu-sparse's") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  const std::string file = (cli_test::scratch_dir() / "real26.mtx").string();
+  REQUIRE(run("generate --n 26 --density 0.3 --seed 9 --values uniform -o " + file).code == 0);
+  const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
+  REQUIRE(!cpu["exact"].as_bool());
+  for (const char* precision : {"double", "compensated"}) {
+    for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
+      CAPTURE(engine);
+      CAPTURE(precision);
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " +
+                                       engine + " --precision " + precision + " --json");
+      REQUIRE(r.code == 0);
+      const json::value v = json::parse(r.out);
+      CHECK(!v["exact"].as_bool());
+      const double bound = v["error_bound"].as_number();
+      CHECK(bound > 0);
+      CHECK(v["trusted_digits"].as_number() >= 8);
+      CHECK(std::abs(v["value"].as_number() - cpu["value"].as_number()) <= bound + cpu["error_bound"].as_number());
     }
   }
 }

@@ -66,6 +66,8 @@ struct bench_row {
   double speedup = 0;
   std::string permanent;
   double value = 0;
+  std::string digits;  // "exact", or the significant digits the error bound guarantees
+  double bound = 0;    // the error bound (0 when exact)
 };
 
 // The plotting script: installed beside the tool (PREFIX/share/sparseperm), else in the source tree.
@@ -94,11 +96,12 @@ inline void write_bench_csv(const std::string& path, const std::vector<bench_row
   std::ofstream out(path);
   if (!out) throw usage_error("bench: cannot write '" + path + "'");
   out << "engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds,speedup,"
-         "permanent\n";
+         "permanent,trusted_digits\n";
   for (const auto& r : rows) {
     out << r.engine << ',' << r.precision << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
         << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers << ','
-        << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << '\n';
+        << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << ','
+        << r.digits << '\n';
   }
 }
 
@@ -176,6 +179,9 @@ inline int run_bench(int argc, char** argv) {
             if (r.registers_per_thread > 0) row.registers = std::to_string(r.registers_per_thread);
             row.permanent = r.permanent;
             row.value = r.value;
+            const auto trusted = trusted_digits(r);
+            row.digits = r.exact ? "exact" : trusted ? std::to_string(*trusted) : "-";
+            row.bound = r.error_bound.value_or(0);
             row.threads = r.threads;
           }
           row.median = median_of(seconds);
@@ -188,7 +194,8 @@ inline int run_bench(int argc, char** argv) {
         }
         }
       }
-      // Speedups against the baseline's first thread count on the same matrix; and a check that all agree.
+      // Speedups against the baseline's first thread count on the same matrix; and a check that all agree
+      // within their error bounds (a disagreement is an engine bug, or a bound that does not hold).
       double base = 0;
       for (std::size_t k = first_row; k < rows.size() && base == 0; ++k) {
         if (rows[k].engine == baseline) base = rows[k].median;
@@ -196,7 +203,7 @@ inline int run_bench(int argc, char** argv) {
       for (std::size_t k = first_row; k < rows.size(); ++k) {
         rows[k].speedup = rows[k].median > 0 ? base / rows[k].median : 0;
         const double a = rows[k].value, b = rows[first_row].value;
-        if (std::fabs(a - b) > 1e-8 * std::max(std::fabs(a), std::fabs(b))) {
+        if (std::fabs(a - b) > (rows[k].bound + rows[first_row].bound) * (1 + 1e-12)) {
           std::fprintf(stderr, "bench: warning: %s and %s disagree on n=%d p=%g: %s vs %s\n", rows[k].engine.c_str(),
                        rows[first_row].engine.c_str(), n, density, rows[k].permanent.c_str(),
                        rows[first_row].permanent.c_str());
@@ -210,14 +217,14 @@ inline int run_bench(int argc, char** argv) {
   const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
   const std::string baseline_label =
       cpu_baseline ? baseline + " (" + std::to_string(thread_counts.front()) + " thr)" : baseline;
-  std::printf("| engine | precision | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent |\n",
+  std::printf("| engine | precision | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent | digits |\n",
               baseline_label.c_str());
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   for (const auto& r : rows) {
     const std::string compile = r.compile > 0 ? json::measurement(r.compile) : "-";
-    std::printf("| %s | %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s |\n", r.engine.c_str(), r.precision.c_str(), r.n,
-                r.density, r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
-                shorten(r.permanent).c_str());
+    std::printf("| %s | %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s | %s |\n", r.engine.c_str(), r.precision.c_str(),
+                r.n, r.density, r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
+                shorten(r.permanent).c_str(), r.digits.c_str());
   }
 
   std::string csv = args.value("csv").value_or("");

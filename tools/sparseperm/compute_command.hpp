@@ -31,8 +31,9 @@ inline const char* compute_help =
     "  --threads N     CPU threads (default: all that are available)\n"
     "  --device D      the CUDA device of the GPU engines (default 0)\n"
     "  --json          print one JSON object: permanent (a string: the exact integer when exact,\n"
-    "                  otherwise %.17g), value, exact, error_bound, engine, n, nnz, threads, plan,\n"
-    "                  file, seconds {plan, codegen, compile, compute, total}\n"
+    "                  otherwise %.17g), value, exact, error_bound (floating results: a proven bound\n"
+    "                  on |value - permanent|; null when exact), trusted_digits, engine, n, nnz,\n"
+    "                  threads, plan, file, seconds {plan, codegen, compile, compute, total}\n"
     "\n"
     "gpu-cached, gpu-hybrid and gpu-purereg generate a kernel for the matrix and compile it with nvcc,\n"
     "cpu-cached a module with g++ -O3 -march=native ($SPARSEPERM_CXX to choose another compiler), into\n"
@@ -42,7 +43,14 @@ inline const char* compute_help =
 
 inline void print_result(const permanent_result& r) {
   const bool gpu = r.engine.rfind("gpu-", 0) == 0;
-  std::printf("permanent  %s%s\n", r.permanent.c_str(), r.exact ? "  (exact)" : "  (double precision)");
+  if (r.exact) {
+    std::printf("permanent  %s  (exact)\n", r.permanent.c_str());
+  } else if (const auto digits = trusted_digits(r)) {
+    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", r.permanent.c_str(), *digits,
+                *digits == 1 ? "" : "s", *r.error_bound);
+  } else {
+    std::printf("permanent  %s  (double precision)\n", r.permanent.c_str());
+  }
   if (r.engine == "structure") {
     std::printf("engine     none needed: %s\n", r.plan.c_str());
   } else {

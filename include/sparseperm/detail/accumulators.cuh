@@ -2,7 +2,8 @@
 // Accumulators for Ryser's alternating sums, on the host and the device.
 //
 //   plain_sum        one double
-//   compensated_sum  Knuth's TwoSum: the rounding error of every addition kept and added back
+//   (both floating sums also keep Σ|term| for the error bound, error_bound.cuh)
+//   compensated_sum  Knuth's TwoSum (two_sum): the rounding error of every addition kept and added back
 //                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
 //                    terms make unpredictable)
 //   exact_sum        a 128-bit integer
@@ -21,37 +22,70 @@ namespace sparseperm::detail {
 
 struct plain_sum {
   double sum = 0;
-  SPARSEPERM_HOST_DEVICE void add(double term) { sum += term; }
+  double magnitude = 0;  // Σ|term|, for the error bound (error_bound.cuh): one more addition a step
+  SPARSEPERM_HOST_DEVICE void add(double term) {
+    sum += term;
+    magnitude += std::fabs(term);
+  }
   // sum ± term as one fused multiply-add by ±1 (exactly the same rounding as the addition): the
   // select of −term cost a negation and two selects a step.
-  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { sum = std::fma(negative ? -1.0 : 1.0, term, sum); }
-  SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) { sum += other.sum; }
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) {
+    sum = std::fma(negative ? -1.0 : 1.0, term, sum);
+    magnitude += std::fabs(term);
+  }
+  // factor·difference, two terms that share a factor (the cached loops' step pairs); magnitude: the
+  // sum of the two terms' |cofactors|
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    sum = std::fma(factor, difference, sum);
+    magnitude = std::fma(std::fabs(factor), magnitude_part, magnitude);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) {
+    sum += other.sum;
+    magnitude += other.magnitude;
+  }
   SPARSEPERM_HOST_DEVICE double value() const { return sum; }
   template <class F>
   void for_each_part(F f) const { f(sum); }
+  static constexpr bool compensated = false;
   static std::string description() { return "double, plain sums"; }
 };
 
-struct compensated_sum {
+// sum + v with the rounding error of every addition kept (TwoSum): dp's per-state values, and the
+// core of compensated_sum.
+struct two_sum {
   double sum = 0;
   double compensation = 0;
-  SPARSEPERM_HOST_DEVICE void add(double term) {
-    const double t = sum + term;
-    const double term_part = t - sum;
-    compensation += (sum - (t - term_part)) + (term - term_part);
+  SPARSEPERM_HOST_DEVICE void add(double v) {
+    const double t = sum + v;
+    const double v_part = t - sum;
+    compensation += (sum - (t - v_part)) + (v - v_part);
     sum = t;
   }
-  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { add(negative ? -term : term); }
-  SPARSEPERM_HOST_DEVICE void merge(const compensated_sum& other) {
-    add(other.sum);
-    add(other.compensation);
-  }
   SPARSEPERM_HOST_DEVICE double value() const { return sum + compensation; }
+};
+
+struct compensated_sum : two_sum {
+  double magnitude = 0;  // Σ|term| of the terms added (not of merged or absorbed totals)
+  SPARSEPERM_HOST_DEVICE void add(double term) {
+    two_sum::add(term);
+    magnitude += std::fabs(term);
+  }
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { add(negative ? -term : term); }
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    two_sum::add(factor * difference);
+    magnitude = std::fma(std::fabs(factor), magnitude_part, magnitude);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const compensated_sum& other) {
+    two_sum::add(other.sum);
+    two_sum::add(other.compensation);
+    magnitude += other.magnitude;
+  }
   template <class F>
   void for_each_part(F f) const {
     f(sum);
     f(compensation);
   }
+  static constexpr bool compensated = true;
   static std::string description() { return "double, compensated (TwoSum) sums"; }
 };
 
@@ -73,6 +107,9 @@ struct sign_split_sum {
   SPARSEPERM_HOST_DEVICE void add_signed(decltype(Sum{}.value()) term, bool negative) {
     parts[negative ? 1 : 0].add_signed(term, negative);
   }
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    parts[0].add_factored(factor, difference, magnitude_part);
+  }
   SPARSEPERM_HOST_DEVICE void merge(const sign_split_sum& other) {
     parts[0].merge(other.parts[0]);
     parts[1].merge(other.parts[1]);
@@ -87,13 +124,26 @@ struct sign_split_sum {
     parts[0].for_each_part(f);
     parts[1].for_each_part(f);
   }
+  static constexpr bool compensated = Sum::compensated;
   static std::string description() { return Sum::description() + " of the added and the subtracted terms"; }
 };
+
+// Σ|term| of a floating accumulator (0 for exact ones, which need no bound).
+template <class Sum>
+SPARSEPERM_HOST_DEVICE double magnitude_of(const Sum& s) {
+  if constexpr (requires { s.parts[1]; }) {
+    return magnitude_of(s.parts[0]) + magnitude_of(s.parts[1]);
+  } else if constexpr (requires { s.magnitude; }) {
+    return s.magnitude;
+  } else {
+    return 0;
+  }
+}
 
 // The unrolled blocks of the cached loops sum their 2^b terms plainly and add that total once to a
 // compensated sum: TwoSum once a block instead of at every step (measured on the H100: per-step
 // TwoSum cost gpu-cached 2.1x at n = 40, p = 0.1). The block's own error is γ_(B−1)·Σ|t|, of the
-// order of the products' γ_(n−1)·Σ|t|.
+// order of the products' γ_(n−1)·Σ|t| (error_bound.cuh counts it).
 template <class Sum>
 struct block_partial {
   static constexpr bool separate = false;
@@ -102,17 +152,44 @@ template <>
 struct block_partial<compensated_sum> {
   static constexpr bool separate = true;
   using type = plain_sum;
-  SPARSEPERM_HOST_DEVICE static void absorb(compensated_sum& total, const plain_sum& part) { total.add(part.sum); }
+  SPARSEPERM_HOST_DEVICE static void absorb(compensated_sum& total, const plain_sum& part) {
+    total.two_sum::add(part.sum);
+    total.magnitude += part.magnitude;
+  }
 };
 template <>
 struct block_partial<sign_split_sum<compensated_sum>> {
   static constexpr bool separate = true;
   using type = sign_split_sum<plain_sum>;
   SPARSEPERM_HOST_DEVICE static void absorb(sign_split_sum<compensated_sum>& total, const sign_split_sum<plain_sum>& part) {
-    total.parts[0].add(part.parts[0].sum);
-    total.parts[1].add(part.parts[1].sum);
+    block_partial<compensated_sum>::absorb(total.parts[0], part.parts[0]);
+    block_partial<compensated_sum>::absorb(total.parts[1], part.parts[1]);
   }
 };
+
+// The run-time step loops (gpu-purereg, gpu-hybrid) likewise: loop(add) calls add(term, odd, j) for
+// each step g (j = ctz(g)); compensated sums take the terms plainly and absorb them with one TwoSum
+// when g is a multiple of 2^run_sum_bits, so a plain chain holds at most 2^run_sum_bits terms
+// (measured on the H200, n = 40, p = 0.1: per-step TwoSum cost gpu-hybrid 1.31x double).
+inline constexpr int run_sum_bits = 6;
+
+template <class Sum, class Loop>
+SPARSEPERM_HOST_DEVICE void with_run_sums(Sum& sum, Loop loop) {
+  using partial = block_partial<Sum>;
+  if constexpr (partial::separate) {
+    typename partial::type part;
+    loop([&](auto term, bool odd, int j) {
+      part.add_signed(term, odd);
+      if (j >= run_sum_bits) {
+        partial::absorb(sum, part);
+        part = {};
+      }
+    });
+    partial::absorb(sum, part);
+  } else {
+    loop([&](auto term, bool odd, int) { sum.add_signed(term, odd); });
+  }
+}
 
 // Host only. Every addition keeps its rounding error as a further component (TwoSum), so the
 // components always add up to the exact sum; value() adds them from the smallest: within an ulp.

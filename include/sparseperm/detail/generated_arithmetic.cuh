@@ -11,6 +11,7 @@
 //   module_arithmetic_code<Arith, P>    what module_info::arithmetic says of them
 //   visit_module_arithmetic<OnHost>(info, f)   f.template operator()<Arith, Sum>() for a module
 //   module_start_term<Arith>(info)      the step-0 term in the arithmetic's product type
+//   floating_facts_of(info)             what a floating module's error bound needs (error_bound.cuh)
 #include <cstdint>
 #include <type_traits>
 
@@ -20,6 +21,7 @@
 #include "../ryser_plan.cuh"
 #include "accumulators.cuh"
 #include "modular.cuh"
+#include "ryser_result.cuh"
 
 namespace sparseperm::detail {
 
@@ -88,6 +90,17 @@ typename Arith::product module_start_term(const module_info& info) {
   } else {
     return info.start_value;
   }
+}
+
+// What a floating module's error bound needs besides its sums: the grid facts it recorded, and the
+// terms summed plainly before each TwoSum (accumulators.cuh: the cached loops' unrolled blocks, the
+// other loops' runs of 2^run_sum_bits steps).
+inline floating_run_facts floating_facts_of(const module_info& info) {
+  floating_run_facts facts;
+  facts.grid = info.grid;
+  const bool cached = info.engine == 2 || info.engine == 3;
+  if (info.arithmetic == module_compensated) facts.block = std::uint64_t{1} << (cached ? info.static_bits : run_sum_bits);
+  return facts;
 }
 
 template <int K, class F>

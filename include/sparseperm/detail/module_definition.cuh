@@ -56,6 +56,7 @@ struct module_definition {
       i.start_low = static_cast<std::uint64_t>(plan::start_term);
     } else {
       i.start_value = plan::start_term;
+      i.grid = plan::grid;
     }
     return i;
   }

@@ -9,6 +9,8 @@
 //   with_prime_count<F>(K, f)       f.template operator()<K'>() for the K' in {1, 2, 4, 8, 16} ≥ K:
 //                                   five instantiations of a run-time engine instead of sixteen
 //   visit_ryser_arithmetic(c, f)    f.template operator()<X, Sum, Product>(scale) for a choice
+//   row_grids_of<T>(matrix)         the row grids floating runs round the values to, and what that
+//                                   changes (detail/error_bound.cuh)
 #include <cmath>
 #include <optional>
 #include <string>
@@ -18,6 +20,7 @@
 #include "../precision.cuh"
 #include "../runtime/sparse_matrix.cuh"
 #include "accumulators.cuh"
+#include "error_bound.cuh"
 #include "exact_integer.cuh"
 #include "modular.cuh"
 #include "sparse_ryser.cuh"
@@ -43,6 +46,47 @@ inline double permanent_bound_bits(const sparse_matrix& matrix) {
     }
   }
   return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n, zero_one);
+}
+
+// The row grids of a run-time matrix and what rounding to them changes (ryser_plan.cuh's
+// grid_facts_of for the run-time engines). T: the floating type (long double for `reference`).
+template <class T = double>
+struct row_grids {
+  std::vector<int> exponent;  // per row
+  bool representable = true;
+  grid_rounding_facts facts;
+  T value(int row, double v) const { return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v); }
+};
+
+template <class T = double>
+row_grids<T> row_grids_of(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  row_grids<T> g;
+  g.exponent.resize(n);
+  std::vector<double> sums(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    for (double v : matrix.row_values(i)) sums[i] += std::fabs(v);
+    g.exponent[i] = grid_exponent(sums[i]);
+    g.representable = g.representable && g.exponent[i] <= max_grid_exponent;
+  }
+  grid_rounding_builder b;
+  for (int i = 0; i < n; ++i) {
+    double rho = 0;
+    bool negative = false;
+    for (double v : matrix.row_values(i)) {
+      rho = std::max(rho, relative_change<T>(static_cast<T>(v), g.value(i, v)));
+      negative = negative || v < 0;
+    }
+    b.row(rho, sums[i], negative);
+  }
+  for (int j = 0; j < n; ++j) {
+    double sum = 0;
+    for (double v : matrix.column_values(j)) sum += std::fabs(v);
+    b.column(sum);
+  }
+  if (!g.representable) b.unrepresentable();
+  g.facts = b.facts();
+  return g;
 }
 
 // Residue arithmetic holds the matrix: integers, and modular.cuh's rule (as for generated kernels).

@@ -1,20 +1,38 @@
 #pragma once
 // From the Nijenhuis–Wilf sum S = Σ_g (−1)^g Π x_g to the permanent, in either arithmetic:
-//   double:  perm = (4(n mod 2) − 2) · S
+//   double:  perm = (4(n mod 2) − 2) · S, with its error bound (error_bound.cuh)
 //   exact:   S is over doubled row sums, so perm = ±S / 2^(n−1); S must be divisible by 2^(n−1),
 //            which is checked (a failure would be an engine bug, never rounded away).
 //   residues: the same S modulo K primes; perm mod p = ±S·2^−(n−1), then the CRT (modular.cuh).
+#include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "../engine_error.cuh"
 #include "../gray_code.cuh"
 #include "../result.cuh"
+#include "accumulators.cuh"
+#include "error_bound.cuh"
 #include "exact_integer.cuh"
 #include "modular.cuh"
 
 namespace sparseperm::detail {
 
-inline void set_ryser_value(permanent_result& result, int n, double sum) { set_floating_value(result, nw_factor(n) * sum); }
+// What a floating run's bound needs from its engine besides its sums (error_bound.cuh).
+struct floating_run_facts {
+  grid_rounding_facts grid;  // what rounding the values to their row grids changed
+  std::uint64_t block = 1;   // compensated sums: terms summed plainly before each TwoSum
+};
+
+// A floating result: the value ±2Σ̂ and its error bound (rounding, then the grid's change); a
+// value or a bound that is not finite is an overflow error.
+inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report, const grid_rounding_facts& grid) {
+  set_floating_value(result, nw_factor(n) * report.sum);
+  const double rounding = 2 * ryser_sum_bound(n, report, grid);
+  set_error_bound(result, rounding + grid_perturbation_bound(grid, result.value, rounding));
+}
 
 #if SPARSEPERM_HAS_INT128
 inline void set_ryser_value(permanent_result& result, int n, int128 sum) {
@@ -37,6 +55,53 @@ void set_ryser_value(permanent_result& result, int n, const residues<K>& sum) {
   result.value = permanent.to_double();
   result.permanent = permanent.to_decimal();
   result.exact = true;
+}
+
+// A result from a host-reduced accumulator: exact sums give the permanent, floating ones the value
+// and its bound. chain: the most additions into one accumulator (error_bound.cuh).
+template <class Sum>
+void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain, const floating_run_facts& facts) {
+  if constexpr (requires { Sum::compensated; }) {
+    floating_sum_report report;
+    report.sum = sum.value();
+    report.magnitude = magnitude_of(sum);
+    report.chain = chain;
+    report.block = facts.block;
+    report.compensated = Sum::compensated;
+    set_ryser_value(result, n, report, facts.grid);
+  } else {
+    set_ryser_value(result, n, sum.value());
+  }
+}
+
+
+// The host's reduction of per-thread sums (the GPU engines, and their emulation in the tests): the
+// floating parts and the magnitudes exactly (expansions), so only each thread's own chain of `chain`
+// additions rounds; exact sums merged.
+template <class Sum, class Product>
+void set_ryser_thread_sums(permanent_result& result, int n, const Product& start_term, const std::vector<Sum>& sums,
+                           std::uint64_t chain, const floating_run_facts& facts) {
+  if constexpr (std::is_floating_point_v<Product>) {
+    exact_double_sum total, magnitude;
+    total.add(start_term);
+    magnitude.add(std::fabs(start_term));
+    for (const Sum& s : sums) {
+      s.for_each_part([&](double v) { total.add(v); });
+      magnitude.add(magnitude_of(s));
+    }
+    floating_sum_report report;
+    report.sum = total.value();
+    report.magnitude = magnitude.value();
+    report.chain = chain;
+    report.block = facts.block;
+    report.compensated = Sum::compensated;
+    set_ryser_value(result, n, report, facts.grid);
+  } else {
+    Sum total;
+    total.add(start_term);
+    for (const Sum& s : sums) total.merge(s);
+    set_ryser_value(result, n, total.value());
+  }
 }
 
 }  // namespace sparseperm::detail

@@ -44,7 +44,7 @@ namespace detail {
 // the pipeline's host modules (runtime/host_module_runner.cuh) share it.
 template <class Sum, class Start, class Steps>
 permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const Steps& steps, const cpu_cached_options& options,
-                                const std::string& plan_text, const std::string& arithmetic) {
+                                const std::string& plan_text, const std::string& arithmetic, const floating_run_facts& facts) {
   const auto start = std::chrono::steady_clock::now();
   permanent_result result;
   result.engine = cpu_cached_engine::name;
@@ -55,7 +55,7 @@ permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const S
   sum.add(start_term);  // step 0: x_0 itself, sign +
   host_chunking chunking;
   sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
-  set_ryser_value(result, n, sum.value());
+  set_ryser_sum(result, n, sum, chunking.chunk + static_cast<std::uint64_t>(chunking.chunks), facts);
   result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(highest_bit(chunking.chunk)) + "; " + arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,7 +77,7 @@ permanent_result run_cpu_cached_module(const module_info& info, const Steps& ste
     return result;
   }
   return run_cpu_cached<Sum>(info.n, info.nnz, module_start_term<Arith>(info), steps, options, generated_plan_text(info),
-                             Sum::description());
+                             Sum::description(), floating_facts_of(info));
 }
 
 }  // namespace detail

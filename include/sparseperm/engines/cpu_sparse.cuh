@@ -27,6 +27,7 @@
 #include "../detail/bits.cuh"
 #include "../detail/exact_integer.cuh"
 #include "../detail/host_chunks.cuh"
+#include "../detail/error_bound.cuh"
 #include "../detail/ryser_result.cuh"
 #include "../detail/runtime_arithmetic.cuh"
 #include "../detail/sparse_ryser.cuh"
@@ -55,16 +56,21 @@ struct ryser_columns {
   std::vector<std::int32_t> rows;
   std::vector<X> values;
   std::vector<X> x0;
+  grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
 };
 
-// scale 1: the values themselves. Exact arithmetic (int64, or residues in doubles): scale 2, doubled
-// values, so that x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
+// scale 1: the values on their row grids (error_bound.cuh: every x is then exact). Exact arithmetic
+// (int64, or residues in doubles): scale 2, doubled values, so that x_0 = a(:, n−1) − rowsum/2
+// becomes the integer 2·a(:, n−1) − rowsum.
 template <class X>
 ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                     X scale = std::is_floating_point_v<X> ? X{1} : X{2}) {
   const int n = matrix.n();
   ryser_columns<X> m;
   m.n = n;
+  const bool on_grid = std::is_floating_point_v<X> && scale == X{1};
+  const row_grids<double> grids = on_grid ? row_grids_of<double>(matrix) : row_grids<double>{};
+  if (on_grid) m.grid = grids.facts;
   m.start.push_back(0);
   m.x0.assign(n, X{0});
   for (int position = 0; position < n; ++position) {
@@ -72,7 +78,7 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
     const auto rows = matrix.column_rows(j);
     const auto values = matrix.column_values(j);
     for (std::size_t k = 0; k < rows.size(); ++k) {
-      const X v = static_cast<X>(values[k]) * scale;
+      const X v = on_grid ? static_cast<X>(grids.value(rows[k], values[k])) : static_cast<X>(values[k]) * scale;
       m.rows.push_back(rows[k]);
       m.values.push_back(v);
       m.x0[rows[k]] += position == n - 1 ? v / 2 : -v / 2;  // a(i, n−1) − Σ_j a(i, j) / 2
@@ -132,7 +138,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
     const auto columns = detail::make_ryser_columns<X>(matrix, column_order, scale);
     const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunk);
-    detail::set_ryser_value(result, n, sum.value());
+    // a chunk's chain, then the chunk sums merged in order
+    detail::set_ryser_sum(result, n, sum, chunk + step_count(n) / chunk, {columns.grid});
     arithmetic = Sum::description();
   });
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +

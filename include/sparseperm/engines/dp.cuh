@@ -28,6 +28,7 @@
 
 #include "../detail/accumulators.cuh"
 #include "../detail/big_integer.cuh"
+#include "../detail/error_bound.cuh"
 #include "../detail/exact_integer.cuh"
 #include "../detail/threads.cuh"
 #include "../engine_error.cuh"
@@ -208,7 +209,7 @@ struct slot_set {
 
 // State values: TwoSum-compensated doubles (accumulators.cuh), 128-bit integers, or big integers.
 struct dp_double {
-  using value = compensated_sum;
+  using value = two_sum;
   static value one() { return {1, 0}; }
   static void add_product(value& to, const value& from, double a) { to.add(from.value() * a); }
 };
@@ -343,11 +344,45 @@ typename Arithmetic::value run_dp_words(const sparse_matrix& a, const dp_order& 
 
 }  // namespace detail
 
+namespace detail {
+
+// What products that underflow (each rounding at most 2^−1074, times the columns still to come, each
+// at most max(1, Σ|a_ij|)) can add to a dp run of `transitions` multiplications.
+inline double dp_underflow_allowance(const sparse_matrix& a, double transitions) {
+  double log2_growth = 0;
+  for (int j = 0; j < a.n(); ++j) {
+    double sum = 0;
+    for (double v : a.column_values(j)) sum += std::fabs(v);
+    log2_growth += std::log2(std::max(1.0, sum));
+  }
+  const double log2_allowance = std::log2(std::max(transitions, 1.0)) + 2 + log2_growth - 1074;
+  return log2_allowance < -1074 ? 0x1p-1074 : std::exp2(log2_allowance);
+}
+
+inline bool has_negative_value(const sparse_matrix& a) {
+  for (int j = 0; j < a.n(); ++j) {
+    for (double v : a.column_values(j)) {
+      if (v < 0) return true;
+    }
+  }
+  return false;
+}
+
+// |A|, entry by entry.
+inline sparse_matrix absolute_values(const sparse_matrix& a) {
+  std::vector<matrix_entry> entries = a.entries();
+  for (auto& e : entries) e.value = std::fabs(e.value);
+  return sparse_matrix::from_entries(a.n(), std::move(entries));
+}
+
+}  // namespace detail
+
 // A block's permanent from dp: exact (big integer) for integer matrices, else a double.
 struct dp_value {
   bool exact = false;
   detail::big_integer exact_value;
   double value = 0;
+  double error_bound = 0;  // real matrices: a bound on |value − permanent|
   std::string arithmetic;
   std::size_t peak_states = 0;
   double transitions = 0;
@@ -377,6 +412,17 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const dp_order& order
   } else {
     result.value = detail::run_dp_words<detail::dp_double>(a, order, threads, stats).value();
     result.arithmetic = "double, compensated sums per state";
+    // Every partial matching's product passes at most 3 roundings a column (a state's value(), the
+    // multiplication, the TwoSum's second-order rest), so |error| ≤ γ_3n · Σ_matchings |Π a|
+    // = γ_3n · perm(|A|): |value| itself for a nonnegative matrix, a second run on |A| otherwise.
+    const double g = detail::gamma_of(3.0 * a.n() + 3, 0x1p-53);
+    double abs_permanent = std::fabs(result.value);
+    if (detail::has_negative_value(a)) {
+      detail::dp_run_stats abs_stats;
+      abs_permanent = detail::run_dp_words<detail::dp_double>(detail::absolute_values(a), order, threads, abs_stats).value();
+      result.arithmetic += "; bound from a second run on |A|";
+    }
+    result.error_bound = (g * abs_permanent / (1 - g) + detail::dp_underflow_allowance(a, stats.transitions)) * detail::bound_margin;
   }
   result.peak_states = stats.peak_states;
   result.transitions = stats.transitions;

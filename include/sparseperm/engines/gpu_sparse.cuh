@@ -114,7 +114,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
                           [&](unsigned grid, const launch& work) {
                             kernel<<<grid, block, shared_bytes>>>(work, view, nnz, partial.data());
                           },
-                          options);
+                          options, {columns.grid});
   return result;
 }
 

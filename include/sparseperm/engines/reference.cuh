@@ -13,9 +13,12 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "../detail/error_bound.cuh"
 #include "../detail/exact_integer.cuh"
+#include "../detail/runtime_arithmetic.cuh"
 #include "../engine_error.cuh"
 #include "../gray_code.cuh"
 #include "../result.cuh"
@@ -29,9 +32,10 @@ inline constexpr int reference_subset_dp_max_n = 24;
 
 namespace reference {
 
-// T is long double or detail::int128 (then the values must be integers).
+// T is long double or detail::int128 (then the values must be integers). magnitude: Σ|term|, for
+// long double's error bound.
 template <class T>
-T brute_force(const sparse_matrix& matrix) {
+T brute_force(const sparse_matrix& matrix, long double* magnitude = nullptr) {
   const int n = matrix.n();
   if (n > reference_brute_force_max_n) throw engine_error(engine_error::kind::too_large, "brute force: n > 10");
   const std::vector<double> a = matrix.dense();
@@ -42,17 +46,20 @@ T brute_force(const sparse_matrix& matrix) {
     T term = 1;
     for (int i = 0; i < n && term != 0; ++i) term *= static_cast<T>(a[static_cast<std::size_t>(i) * n + sigma[i]]);
     sum += term;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (magnitude) *magnitude += term < 0 ? -term : term;
+    }
   } while (std::next_permutation(sigma.begin(), sigma.end()));
   return sum;
 }
 
-// Long double Nijenhuis–Wilf Ryser.
-inline long double dense_ryser(const sparse_matrix& matrix) {
+// Long double Nijenhuis–Wilf Ryser: Σ (−1)^g Π x_g (before the factor ±2), with the values on their
+// row grids (error_bound.cuh) so that x is exact, and Σ|term| in `magnitude`.
+inline long double dense_ryser_sum(const sparse_matrix& matrix, const detail::row_grids<long double>& grids, long double& magnitude) {
   const int n = matrix.n();
-  if (n == 0) return 1;
   if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
   const std::vector<double> a = matrix.dense();
-  auto at = [&](int i, int j) { return static_cast<long double>(a[static_cast<std::size_t>(i) * n + j]); };
+  auto at = [&](int i, int j) { return grids.value(i, a[static_cast<std::size_t>(i) * n + j]); };
   std::vector<long double> x(n);
   for (int i = 0; i < n; ++i) {
     long double row_sum = 0;
@@ -65,13 +72,22 @@ inline long double dense_ryser(const sparse_matrix& matrix) {
     return p;
   };
   long double sum = product();
+  magnitude = sum < 0 ? -sum : sum;
   for (std::uint64_t g = 1; g < step_count(n); ++g) {
     const int j = changed_column(g);
     const long double s = is_inclusion(g) ? 1 : -1;
     for (int i = 0; i < n; ++i) x[i] += s * at(i, j);
-    sum += term_sign(g) * product();
+    const long double term = product();
+    sum += term_sign(g) * term;
+    magnitude += term < 0 ? -term : term;
   }
-  return nw_factor(n) * sum;
+  return sum;
+}
+
+inline long double dense_ryser(const sparse_matrix& matrix) {
+  if (matrix.n() == 0) return 1;
+  long double magnitude = 0;
+  return nw_factor(matrix.n()) * dense_ryser_sum(matrix, detail::row_grids_of<long double>(matrix), magnitude);
 }
 
 #if SPARSEPERM_HAS_INT128
@@ -155,9 +171,29 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   } else
 #endif
   {
-    const long double value = brute ? reference::brute_force<long double>(matrix) : reference::dense_ryser(matrix);
-    set_floating_value(result, static_cast<double>(value));
-    result.plan += ", long double";
+    // long double's unit 2^−64, then one rounding to double
+    constexpr double unit = 0x1p-64;
+    long double magnitude = 0;
+    if (brute) {
+      const long double value = reference::brute_force<long double>(matrix, &magnitude);
+      set_floating_value(result, static_cast<double>(value));
+      double permutations = 1;
+      for (int k = 2; k <= n; ++k) permutations *= k;
+      set_error_bound(result, ((detail::gamma_of(n, unit) + detail::gamma_of(permutations + 1, unit)) * static_cast<double>(magnitude) +
+                               0x1p-53 * std::fabs(result.value)) * detail::bound_margin);
+    } else {
+      const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
+      const long double sum = reference::dense_ryser_sum(matrix, grids, magnitude);
+      set_floating_value(result, static_cast<double>(nw_factor(n) * sum));
+      detail::floating_sum_report report;
+      report.sum = static_cast<double>(sum);
+      report.magnitude = static_cast<double>(magnitude) * detail::bound_margin;
+      report.chain = step_count(n);
+      report.unit = unit;
+      const double rounding = 2 * detail::ryser_sum_bound(n, report, grids.facts) + 0x1p-53 * std::fabs(result.value);
+      set_error_bound(result, rounding + detail::grid_perturbation_bound(grids.facts, result.value, rounding));
+    }
+    result.plan += ", long double with an error bound";
   }
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -60,7 +60,7 @@ inline permanent_result run_module(const std::string& cubin, const std::string& 
   sparseperm::detail::visit_module_arithmetic<false>(info, [&]<class Arith, class Sum>() {
     result.plan = generated_plan_text(info) + "; " + Sum::description();
     run_ryser_kernel<Sum, typename Arith::value>(result, sparseperm::detail::module_start_term<Arith>(info), function,
-                                                 info.global_rows, options);
+                                                 info.global_rows, options, sparseperm::detail::floating_facts_of(info));
   });
   return result;
 }

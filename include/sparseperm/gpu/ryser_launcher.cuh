@@ -1,7 +1,8 @@
 #pragma once
 // Runs a Ryser kernel over all Gray steps: thread count from the CUDA occupancy API, launches from
 // Algorithm 2, GPU time from CUDA events, per-thread sums kept on the device across launches and
-// reduced on the host exactly (an expansion of doubles; integers; residues).
+// reduced on the host exactly (an expansion of doubles; integers; residues), with the error bound of
+// floating runs (detail/error_bound.cuh).
 //
 // The kernel's signature is (launch, Sum* partial, Value* global_x, uint64_t stride); global_x has
 // `global_rows` values per thread, laid out [row·stride + thread] with stride = the thread count.
@@ -55,7 +56,8 @@ inline kernel_occupancy occupancy_of(const void* kernel, const cudaDeviceProp& d
 // one kernel. Fills the value, the thread count and the compute seconds of `result`.
 template <class Sum, class Product, class LaunchOne>
 void run_ryser_launches(permanent_result& result, int n, Product start_term, std::uint64_t threads, int block,
-                        device_buffer<Sum>& partial, LaunchOne launch_one, const launch_options& options) {
+                        device_buffer<Sum>& partial, LaunchOne launch_one, const launch_options& options,
+                        const detail::floating_run_facts& facts) {
   const launch_plan plan = generate_launch_parameters(n, threads);
   result.threads = static_cast<int>(threads);
   partial.zero();
@@ -77,17 +79,7 @@ void run_ryser_launches(permanent_result& result, int n, Product start_term, std
 
   std::vector<Sum> sums(threads);
   partial.download(sums.data(), sums.size());
-  if constexpr (std::is_floating_point_v<Product>) {  // every part of every thread's sum, exactly
-    detail::exact_double_sum total;
-    total.add(start_term);
-    for (const Sum& s : sums) s.for_each_part([&](double v) { total.add(v); });
-    detail::set_ryser_value(result, n, total.value());
-  } else {  // integers and residues: exactly anyway
-    Sum total;
-    total.add(start_term);
-    for (const Sum& s : sums) total.merge(s);
-    detail::set_ryser_value(result, n, total.value());
-  }
+  detail::set_ryser_thread_sums(result, n, start_term, sums, longest_thread_steps(plan), facts);
   result.plan += std::to_string(plan.count) + " launch" + (plan.count == 1 ? "" : "es") + " of up to " +
                  std::to_string(threads) + " threads, " + std::to_string(block) + " per block";
 }
@@ -97,7 +89,7 @@ void run_ryser_launches(permanent_result& result, int n, Product start_term, std
 // Appends the device and the launches to result.plan.
 template <class Sum, class Value, class Product>
 void run_ryser_kernel(permanent_result& result, Product start_term, const void* kernel, int global_rows,
-                      const launch_options& options) {
+                      const launch_options& options, const detail::floating_run_facts& facts) {
   const cudaDeviceProp device = select_device(options.device, result.engine);
   const kernel_occupancy occupancy = occupancy_of(kernel, device);
   const int block = occupancy.block;
@@ -114,7 +106,7 @@ void run_ryser_kernel(permanent_result& result, Product start_term, const void* 
                        void* arguments[] = {&w, &partial_data, &global_data, &threads};
                        check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
                      },
-                     options);
+                     options, facts);
 }
 
 }  // namespace sparseperm::gpu

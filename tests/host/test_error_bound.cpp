@@ -1,0 +1,162 @@
+// Error bounds of floating results (detail/error_bound.cuh): the row grids make x exact, and every
+// reported bound contains the difference to the exact rational permanent (test_support.hpp's
+// exact_permanent) on random real matrices, for every host engine, both floating precisions, and
+// the planner's products.
+#include <doctest/doctest.h>
+
+#include <sparseperm/compute.cuh>
+#include <sparseperm/detail/error_bound.cuh>
+#include <sparseperm/detail/product_bound.cuh>
+#include <sparseperm/detail/runtime_arithmetic.cuh>
+#include <sparseperm/engines/cpu_sparse.cuh>
+#include <sparseperm/engines/reference.cuh>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace sp = sparseperm;
+namespace ts = test_support;
+
+namespace {
+
+// The bound holds, and says how close the value is.
+struct containment {
+  int checked = 0;
+  int inexact = 0;        // results that differ from the exact permanent: the check is not vacuous
+  double tightest = 1e9;  // the smallest bound / |error| seen among those
+
+  void check(const sp::permanent_result& r, const ts::dyadic& exact, const std::string& what) {
+    CAPTURE(what);
+    CAPTURE(r.engine);
+    CAPTURE(r.plan);
+    REQUIRE(!r.exact);
+    REQUIRE(r.error_bound.has_value());
+    const double error = std::fabs(ts::difference(r.value, exact));
+    CAPTURE(r.value);
+    CAPTURE(error);
+    CAPTURE(*r.error_bound);
+    CHECK(error <= *r.error_bound);
+    ++checked;
+    if (error > 0) {
+      ++inexact;
+      tightest = std::min(tightest, *r.error_bound / error);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("row grids: values on them, every partial sum of a row exact, integers unchanged") {
+  sp::random_stream stream(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 2 + trial % 30;
+    std::vector<double> row(n);
+    double abs_sum = 0;
+    for (double& v : row) {
+      v = (1 - 2 * stream.uniform()) * std::ldexp(1.0, static_cast<int>(stream.below(40)) - 20);
+      abs_sum += std::fabs(v);
+    }
+    const int e = sp::detail::grid_exponent(abs_sum);
+    CHECK(std::ldexp(1.0, e) >= abs_sum);
+    const double grid = std::ldexp(1.0, e + 2 - 53);
+    double sum = 0;
+    for (double v : row) {
+      const double r = sp::detail::round_to_grid(v, e);
+      CHECK(std::fabs(r - v) <= grid / 2);
+      CHECK(std::floor(r / grid) == r / grid);  // a multiple of the grid
+      sum += std::fabs(r);
+    }
+    CHECK(sum / grid <= 0x1p52);  // so every signed partial sum, halved or not, is a double
+  }
+  for (double v : {1.0, -3.0, 7.0, 1e6, -12345.0}) CHECK(sp::detail::round_to_grid(v, sp::detail::grid_exponent(40 * std::fabs(v))) == v);
+}
+
+TEST_CASE("trusted digits and the product bound") {
+  sp::permanent_result r;
+  r.value = 123.456;
+  r.error_bound = 1e-9;
+  CHECK(sp::trusted_digits(r) == 11);
+  r.error_bound = 200;
+  CHECK(sp::trusted_digits(r) == 0);
+  r.exact = true;
+  CHECK(!sp::trusted_digits(r));
+  // two blocks, one exact: the bound is the inexact block's, relative, plus the multiplications
+  sp::detail::product_bound b(4);
+  b.factor(2.0, 0);
+  b.factor(10.0, 1e-12);
+  const double bound = b.of(3.0, 60.0);
+  CHECK(bound >= 6e-12);
+  CHECK(bound < 6.1e-12);
+  sp::detail::product_bound zero(3);
+  zero.factor(0.0, 1e-15);
+  CHECK(zero.of(2.0, 0.0) >= 2e-15);
+}
+
+TEST_CASE("every host engine's bound contains the exact error on random real matrices") {
+  sp::random_stream stream(2026);
+  containment nonnegative, signed_values;
+  for (int trial = 0; trial < 48; ++trial) {
+    const int n = 4 + trial % 13;
+    const bool with_signs = trial % 3 == 2;
+    const double density = trial % 2 == 0 ? 0.35 : 0.7;
+    const sp::sparse_matrix a = ts::random_matrix(stream, n, density, sp::value_kind::uniform, with_signs);
+    if (sp::maximum_matching(a).size < n) continue;
+    const ts::dyadic exact = ts::exact_permanent(a);
+    containment& c = with_signs ? signed_values : nonnegative;
+    CAPTURE(n);
+    CAPTURE(trial);
+    for (const auto p : {sp::precision::double_sums, sp::precision::compensated}) {
+      c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = p}), exact, "cpu-sparse " + std::string(sp::precision_name(p)));
+    }
+    c.check(sp::permanent_dp(a, 2), exact, "dp");
+    c.check(sp::permanent_reference(a), exact, "reference");
+    sp::compute_options automatic;
+    automatic.threads = 2;
+    c.check(sp::compute_permanent(a, automatic), exact, "auto");
+  }
+  MESSAGE("nonnegative: " << nonnegative.checked << " results, " << nonnegative.inexact << " inexact, bound/error >= "
+                          << nonnegative.tightest << "; signed: " << signed_values.checked << " results, " << signed_values.inexact
+                          << " inexact, bound/error >= " << signed_values.tightest);
+  CHECK(nonnegative.inexact >= 40);
+  CHECK(signed_values.inexact >= 20);
+}
+
+TEST_CASE("values of very different sizes in a row: the grid moves the small ones, and the bound says so") {
+  // row 0 holds 1 and values near 2^−40: rounding them to the row's grid changes them relatively a lot
+  std::vector<sp::matrix_entry> entries;
+  sp::random_stream stream(5);
+  const int n = 10;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j && stream.uniform() > 0.4) continue;
+      const double scale = i == 0 && j != 0 ? 0x1p-40 : 1.0;
+      entries.push_back({i, j, scale * (1 - stream.uniform())});
+    }
+  }
+  const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, entries);
+  const sp::detail::row_grids<double> grids = sp::detail::row_grids_of<double>(a);
+  CHECK(grids.facts.change > 0x1p-20);  // relative changes of 2^−12 and so on
+  const ts::dyadic exact = ts::exact_permanent(a);
+  containment c;
+  c.check(sp::permanent_cpu_sparse(a, {.threads = 1}), exact, "cpu-sparse");
+  c.check(sp::permanent_reference(a), exact, "reference");
+  c.check(sp::permanent_dp(a, 1), exact, "dp");
+  CHECK(c.inexact >= 1);
+}
+
+TEST_CASE("integer matrices in double precision: exact x, and a bound that holds") {
+  sp::random_stream stream(8);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int n = 8 + trial;
+    const sp::sparse_matrix a = ts::random_matrix(stream, n, 0.5, sp::value_kind::integers);
+    if (sp::maximum_matching(a).size < n) continue;
+    CHECK(sp::detail::row_grids_of<double>(a).facts.change == 0);  // integers are on their grids
+    const ts::dyadic exact = ts::exact_permanent(a);
+    containment c;
+    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::double_sums}), exact, "cpu-sparse double");
+    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::compensated}), exact, "cpu-sparse compensated");
+  }
+}
