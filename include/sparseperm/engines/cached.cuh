@@ -13,6 +13,7 @@
 // [0, r(m)) and Q_m = Π_{i ≥ r(m)} x[i] cannot change while only columns below m flip. Rows [0, k)
 // live in registers, rows [k, n) (k ≥ r(b): touched on run-time steps only) in global memory like
 // CodeGen-Hybrid's. b and k come from plan_cached_layout's cost model (ordering.cuh).
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -77,13 +78,19 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product top_
          global_product<Plan, 0, Plan::global_rows>(gx, stride);
 }
 
-// Q_J, Q_{J−1}, .., Q_0 from Q_{J+1}: after a flip of column J < b.
-template <class Plan, int J>
+// Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
+template <class Plan, int J, int Low = 0>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                   typename Plan::product (&q)[Plan::b + 1]) {
   using product = typename Plan::product;
   q[J] = q[J + 1] * product_tree<product, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
-  if constexpr (J > 0) rebuild_levels<Plan, J - 1>(reg, q);
+  if constexpr (J > Low) rebuild_levels<Plan, J - 1, Low>(reg, q);
+}
+
+// The product of level 0's rows, the rows column 0 touches.
+template <class Plan>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product level_zero(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1]) {
+  return product_tree<typename Plan::product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
 }
 
 // Every level, from the rows themselves: after a run-time step.
@@ -110,11 +117,46 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(typename P
   sum.add_signed(q[0], (S & 1) != 0);
 }
 
+// Steps S and S + 1 (S even, b ≥ 2) of a block in floating point: both terms are Q_1 times the
+// product of level 0 (step S + 1 flips column 0, whose rows are level 0's), so the pair adds
+// Q_1·(P_S − P_(S+1)) and, for the error bound, |Q_1|·(|P_S| + |P_(S+1)|): the multiplication saved
+// pays for the magnitudes (the bound's γ_n·Σ|t| covers the rounding of the difference).
+template <class Plan, int S, class Sum>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pair(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                               typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum) {
+  using value = typename Plan::value;
+  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
+  static_assert(S % 2 == 0 && j >= 1 && Plan::b >= 2, "static_pair: an even step S of a block of at least 4 steps");
+  if constexpr (j == Plan::b - 1) {
+    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});
+  } else {
+    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
+  }
+  rebuild_levels<Plan, j, 1>(reg, q);
+  const auto even = level_zero<Plan>(reg);
+  flip_registers<Plan, 0>(reg, (((S + 1) >> 1) & 1) == 0 ? value{1} : value{-1});
+  const auto odd = level_zero<Plan>(reg);
+  sum.add_factored(q[1], even - odd, std::fabs(even) + std::fabs(odd));
+}
+
+// Steps 2..B−1 as the pairs (2, 3), (4, 5), .., (B−2, B−1).
+template <class Plan, class Sum, int... I>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pairs(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
+                                                std::integer_sequence<int, I...>) {
+  (static_pair<Plan, 2 * I + 2>(reg, q, odd_block, sum), ...);
+}
+
 template <class Plan, class Sum, int... S>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
                                                 typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
                                                 std::integer_sequence<int, S...>) {
-  (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);
+  if constexpr (std::is_floating_point_v<typename Plan::product> && Plan::b >= 2) {
+    static_step<Plan, 1>(reg, q, odd_block, sum);
+    static_pairs<Plan>(reg, q, odd_block, sum, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
+  } else {
+    (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);
+  }
 }
 
 }  // namespace detail
