@@ -94,12 +94,15 @@ typename Arith::product module_start_term(const module_info& info) {
 
 // What a floating module's error bound needs besides its sums: the grid facts it recorded, and the
 // terms summed plainly before each TwoSum (accumulators.cuh: the cached loops' unrolled blocks, the
-// other loops' runs of 2^run_sum_bits steps).
+// gpu-hybrid's runs of 2^run_sum_bits steps; gpu-purereg adds each term with TwoSum).
 inline floating_run_facts floating_facts_of(const module_info& info) {
   floating_run_facts facts;
   facts.grid = info.grid;
   const bool cached = info.engine == 2 || info.engine == 3;
-  if (info.arithmetic == module_compensated) facts.block = std::uint64_t{1} << (cached ? info.static_bits : run_sum_bits);
+  const bool hybrid = info.engine == 1;  // gpu-purereg: TwoSum at every step
+  if (info.arithmetic == module_compensated && (cached || hybrid)) {
+    facts.block = std::uint64_t{1} << (cached ? info.static_bits : run_sum_bits);
+  }
   return facts;
 }
 

@@ -12,7 +12,6 @@
 #include <cstdint>
 
 #include "../config.cuh"
-#include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
@@ -39,12 +38,10 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::static_for<0, n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value>(x, value{1});
   });
-  detail::with_run_sums(sum, [&](auto add) {
-    detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
-      const value sign = inclusion ? value{1} : value{-1};
-      detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
-      add(detail::product_tree<product, 0, n>(x), odd, j);
-    });
+  detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
+    const value sign = inclusion ? value{1} : value{-1};
+    detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
+    sum.add_signed(detail::product_tree<product, 0, n>(x), odd);
   });
 }
 
