@@ -99,7 +99,7 @@ inline floating_run_facts floating_facts_of(const module_info& info) {
   floating_run_facts facts;
   facts.grid = info.grid;
   const bool cached = info.engine == 2 || info.engine == 3;
-  const bool hybrid = info.engine == 1;  // gpu-purereg: TwoSum at every step
+  const bool hybrid = info.engine == 1;  // gpu-purereg (engine 0) adds each term with TwoSum
   if (info.arithmetic == module_compensated && (cached || hybrid)) {
     facts.block = std::uint64_t{1} << (cached ? info.static_bits : run_sum_bits);
   }

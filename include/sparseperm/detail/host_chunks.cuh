@@ -23,6 +23,9 @@ namespace sparseperm::detail {
 struct host_chunking {
   std::uint64_t chunk = 0;  // steps per chunk, a power of two
   std::int64_t chunks = 0;
+  // The most additions into one accumulator (detail/error_bound.cuh): a chunk's steps, then the
+  // chunk sums merged in order.
+  std::uint64_t longest_chain() const { return chunk + static_cast<std::uint64_t>(chunks); }
 };
 
 inline host_chunking plan_host_chunks(int n, int threads) {

@@ -57,23 +57,28 @@ void set_ryser_value(permanent_result& result, int n, const residues<K>& sum) {
   result.exact = true;
 }
 
+// How a run with floating accumulators of type Sum summed: its reduced sum and Σ|t|, its chains.
+template <class Sum>
+floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain, const floating_run_facts& facts) {
+  floating_sum_report report;
+  report.sum = sum;
+  report.magnitude = magnitude;
+  report.chain = chain;
+  report.block = facts.block;
+  report.compensated = Sum::compensated;
+  return report;
+}
+
 // A result from a host-reduced accumulator: exact sums give the permanent, floating ones the value
 // and its bound. chain: the most additions into one accumulator (error_bound.cuh).
 template <class Sum>
 void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain, const floating_run_facts& facts) {
   if constexpr (requires { Sum::compensated; }) {
-    floating_sum_report report;
-    report.sum = sum.value();
-    report.magnitude = magnitude_of(sum);
-    report.chain = chain;
-    report.block = facts.block;
-    report.compensated = Sum::compensated;
-    set_ryser_value(result, n, report, facts.grid);
+    set_ryser_value(result, n, sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts), facts.grid);
   } else {
     set_ryser_value(result, n, sum.value());
   }
 }
-
 
 // The host's reduction of per-thread sums (the GPU engines, and their emulation in the tests): the
 // floating parts and the magnitudes exactly (expansions), so only each thread's own chain of `chain`
@@ -89,13 +94,7 @@ void set_ryser_thread_sums(permanent_result& result, int n, const Product& start
       s.for_each_part([&](double v) { total.add(v); });
       magnitude.add(magnitude_of(s));
     }
-    floating_sum_report report;
-    report.sum = total.value();
-    report.magnitude = magnitude.value();
-    report.chain = chain;
-    report.block = facts.block;
-    report.compensated = Sum::compensated;
-    set_ryser_value(result, n, report, facts.grid);
+    set_ryser_value(result, n, sum_report<Sum>(total.value(), magnitude.value(), chain, facts), facts.grid);
   } else {
     Sum total;
     total.add(start_term);

@@ -55,7 +55,7 @@ permanent_result run_cpu_cached(int n, int nnz, const Start& start_term, const S
   sum.add(start_term);  // step 0: x_0 itself, sign +
   host_chunking chunking;
   sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
-  set_ryser_sum(result, n, sum, chunking.chunk + static_cast<std::uint64_t>(chunking.chunks), facts);
+  set_ryser_sum(result, n, sum, chunking.longest_chain(), facts);
   result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(highest_bit(chunking.chunk)) + "; " + arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

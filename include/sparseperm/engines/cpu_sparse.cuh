@@ -90,11 +90,10 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
 
 // Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (detail/host_chunks.cuh).
 template <class X, class Sum, class Product = plain_product>
-Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, std::uint64_t& chunk_out) {
+Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
   Sum sum;
   sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
-  host_chunking chunking;
   sum_host_chunks(
       m.n, threads, progress,
       [&](std::uint64_t first, std::uint64_t end, Sum& local) {
@@ -102,7 +101,6 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
         sparse_ryser_steps(view, x, 1, first, end, local, Product{});
       },
       sum, chunking);
-  chunk_out = chunking.chunk;
   return sum;
 }
 
@@ -132,18 +130,17 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   }
   const std::vector<int> column_order = matrix.columns_by_degree();
 
-  std::uint64_t chunk = 0;
+  detail::host_chunking chunking;
   std::string arithmetic;
   const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
   detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
     const auto columns = detail::make_ryser_columns<X>(matrix, column_order, scale);
-    const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunk);
-    // a chunk's chain, then the chunk sums merged in order
-    detail::set_ryser_sum(result, n, sum, chunk + step_count(n) / chunk, {columns.grid});
+    const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking);
+    detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
     arithmetic = Sum::description();
   });
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-                std::to_string(detail::highest_bit(chunk)) + "; zero tracking; " + arithmetic;
+                std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
   return finish();
 }
 
