@@ -54,6 +54,11 @@ struct residue_arithmetic {
   static constexpr const char* name = "exact: residues modulo primes below 2^25, joined by the CRT";
 };
 
+namespace detail {
+template <class Arith>
+inline constexpr bool is_residue_arithmetic = requires { Arith::primes; };
+}  // namespace detail
+
 template <int N, int NNZ, class Value>
 struct ryser_arrays {
   int n = N;
@@ -62,6 +67,7 @@ struct ryser_arrays {
   int rows[NNZ > 0 ? NNZ : 1]{};     // rows in the order's numbering
   Value values[NNZ > 0 ? NNZ : 1]{};
   Value x0[N > 0 ? N : 1]{};
+  double x_bound[N > 0 ? N : 1]{};   // |x_i| ≤ Σ_j |a_ij| / 2 in the arithmetic's scale (doubled x: Σ_j |a_ij|)
   matrix_order order;                // position → original index
 };
 
@@ -143,6 +149,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
       r.rows[slot] = row;
       r.values[slot] = v;
       r.x0[row] += position == N - 1 ? v / 2 : -v / 2;  // a(i, n−1) − Σ_j a(i, j)/2, in the arithmetic's scale
+      r.x_bound[row] += static_cast<double>(v < 0 ? -v : v) / 2;
     }
   }
   r.start[N] = at;
@@ -154,7 +161,7 @@ template <class Arith, int N, int NNZ>
 constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
   typename Arith::product p = 1;
   for (int i = 0; i < N; ++i) {
-    if constexpr (requires { Arith::primes; }) {
+    if constexpr (detail::is_residue_arithmetic<Arith>) {
       p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
     } else {
       p *= r.x0[i];

@@ -1,9 +1,13 @@
 # Compiles a generated kernel module for sm_90 with ptxas' resource report and fails on any stack
 # frame or spill: register residency is the point of the generated engines.
 #   cmake -DNVCC=... -DINCLUDE_DIR=... -DTOOL=<sparseperm> -DGEN=<sparseperm-gen> -DWORK=... -DN=40 -DDENSITY=0.3
-#         -DSEED=1 -DVALUES=uniform -DENGINE=hybrid -DARCH=90 -P check_registers.cmake
+#         -DSEED=1 -DVALUES=uniform -DENGINE=hybrid -DPRECISION=exact -DARCH=90 -P check_registers.cmake
+# PRECISION: a sparseperm::precision (automatic when not given).
+if(NOT PRECISION)
+  set(PRECISION automatic)
+endif()
 file(MAKE_DIRECTORY ${WORK})
-set(stem "n${N}_p${DENSITY}_${VALUES}_${ENGINE}")
+set(stem "n${N}_p${DENSITY}_${VALUES}_${ENGINE}_${PRECISION}")
 string(REPLACE ":" "_" stem "${stem}")
 execute_process(COMMAND ${TOOL} generate --n ${N} --density ${DENSITY} --seed ${SEED} --values ${VALUES} -o ${WORK}/${stem}.mtx
                 RESULT_VARIABLE result)
@@ -16,7 +20,8 @@ if(result)
 endif()
 file(WRITE ${WORK}/${stem}.cu
      "#include <sparseperm/module.cuh>\n#include \"${stem}.cuh\"\n"
-     "SPARSEPERM_MODULE(sparseperm::${ENGINE}_engine, sparseperm::generated::input::matrix)\n")
+     "SPARSEPERM_MODULE_PRECISION(sparseperm::${ENGINE}_engine, sparseperm::generated::input::matrix, "
+     "sparseperm::precision::${PRECISION})\n")
 execute_process(COMMAND ${NVCC} -std=c++20 -cubin -arch=sm_${ARCH} -I${INCLUDE_DIR} -I${WORK} -Xptxas -v
                         -o ${WORK}/${stem}.cubin ${WORK}/${stem}.cu
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)

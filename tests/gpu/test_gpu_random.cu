@@ -1,8 +1,9 @@
 // Every GPU engine against the reference on the random generated matrices of one part: the
 // generated engines through permanent<M, Engine>() (their kernels specialised to each matrix), and
-// gpu-sparse on the same matrices at run time. Integer matrices exactly; positive real ones to 1e-10
-// relative; signed ones against the size of Ryser's terms; every floating result's error bound
-// against the exact rational permanent (n ≤ 16) or the reference's bound.
+// gpu-sparse on the same matrices at run time. Integer matrices exactly, and again in residues
+// (--precision exact) on the generated engines; positive real ones to 1e-10 relative; signed ones
+// against the size of Ryser's terms; every floating result's error bound against the exact rational
+// permanent (n ≤ 16) or the reference's bound.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/codegen.cuh>
@@ -23,6 +24,7 @@ namespace sp = sparseperm;
 namespace {
 
 int bounds_checked = 0;
+int residues_checked = 0;
 
 // exact: the rational permanent where n ≤ 16 (test_support::exact_permanent), for the error bounds.
 void check_close(const sp::permanent_result& r, const sp::permanent_result& reference, const sp::sparse_matrix& m,
@@ -70,6 +72,18 @@ struct check_matrix {
     }
     // Integer matrices are exact on every GPU engine.
     if (m.has_integer_values()) CHECK(sp::permanent<M, sp::hybrid_engine>().exact == sp::fits_exact_arithmetic<M>());
+    // --precision exact: residues modulo primes on the generated engines (gpu-cached's exact levels
+    // and sub-blocks, the others' exact runs of rows), against the reference's integers
+    if constexpr (sp::fits_residue_arithmetic<M>()) {
+      REQUIRE(reference.exact);
+      for (const sp::permanent_result& r : {sp::permanent<M, sp::cached_engine, sp::precision::exact>(),
+                                            sp::permanent<M, sp::purereg_engine, sp::precision::exact>(),
+                                            sp::permanent<M, sp::hybrid_engine, sp::precision::exact>()}) {
+        CHECK(r.exact);
+        CHECK(r.permanent == reference.permanent);
+        ++residues_checked;
+      }
+    }
     ++count;
   }
 };
@@ -80,6 +94,7 @@ TEST_CASE("gpu-purereg, gpu-hybrid, gpu-cached and gpu-sparse agree with the ref
   int count = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines; " << bounds_checked
-                   << " error bounds checked");
+                   << " error bounds checked; " << residues_checked << " exact results in residues");
+  CHECK(residues_checked >= 30);
   CHECK(count == 30);
 }

@@ -97,10 +97,30 @@ sp::permanent_result run_host(int threads) {
       "forced", sum::description(), {Plan::grid, std::uint64_t{1} << Plan::b});
 }
 
+// The shapes of gpu-cached's residue blocks the checks ran through (cached_plan::exact_levels c).
+struct residue_shapes {
+  int no_exact_level = 0;    // c = 0: every step in residues
+  int pairs_only = 0;        // c = 1: sub-blocks of two steps, reduced as a pair
+  int exact_pairs = 0;       // 2 ≤ c < b: sub-blocks with exact step pairs inside
+  int whole_block = 0;       // c = b ≥ 1: the whole block one exact sum
+  int many_sub_blocks = 0;   // b − c ≥ 5: the products gathered into the sum more than once a block
+
+  template <class Plan>
+  void record() {
+    constexpr int c = Plan::exact_levels;
+    if (c == 0) ++no_exact_level;
+    if (c == 1 && Plan::b > 1) ++pairs_only;
+    if (c >= 2 && c < Plan::b) ++exact_pairs;
+    if (c >= 1 && c == Plan::b) ++whole_block;
+    if (Plan::b - c >= 5) ++many_sub_blocks;
+  }
+};
+
 // Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
-// every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference.
+// every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference;
+// gpu-cached with its cost model's layout and with forced blocks of 2 and 64 steps.
 template <class M>
-void check_residues(const sp::sparse_matrix& runtime) {
+void check_residues(const sp::sparse_matrix& runtime, residue_shapes& shapes) {
   // dp's wide integers: exact where the reference's 128 bits are not
   const sp::permanent_result reference = sp::permanent_dp(runtime, 2);
   REQUIRE(reference.exact);
@@ -110,11 +130,22 @@ void check_residues(const sp::sparse_matrix& runtime) {
     CHECK(r.exact);
     CHECK(r.permanent == reference.permanent);
   };
+  using cached = sp::cached_plan<M, res>;
+  using wide = sp::cached_plan<M, res, 6>;
+  using narrow = sp::cached_plan<M, more, 1, 0>;
+  CAPTURE(cached::b);
+  CAPTURE(cached::exact_levels);
+  CAPTURE(wide::exact_levels);
   check(run_purereg<sp::purereg_plan<M, res>>(8));
   check(run_hybrid<sp::hybrid_plan<M, more>>(8));
-  check(run_cached<sp::cached_plan<M, res>>(1, 1024));
+  check(run_cached<cached>(1, 1024));
+  check(run_cached<wide>(3, 1024));
+  check(run_cached<narrow>(8, 2));
   check(run_cached<sp::cached_plan<M, more, 3, 0>>(8, 2));
   check(run_host<sp::cpu_cached_plan<M, res>>(4));
+  shapes.record<cached>();
+  shapes.record<wide>();
+  shapes.record<narrow>();
 }
 
 struct check_matrix {
@@ -122,6 +153,7 @@ struct check_matrix {
   int& exact;
   int& residue_checked;
   int& bounds_checked;
+  residue_shapes& shapes;
 
   template <class M>
   void operator()() {
@@ -181,7 +213,7 @@ struct check_matrix {
       }
     }
     if constexpr (sp::fits_residue_arithmetic<M>()) {
-      check_residues<M>(runtime);
+      check_residues<M>(runtime, shapes);
       ++residue_checked;
     }
     ++count;
@@ -193,9 +225,14 @@ struct check_matrix {
 
 TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with the reference on random matrices") {
   int count = 0, exact = 0, residues = 0, bounds = 0;
-  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds});
+  residue_shapes shapes;
+  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds, shapes});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic, "
                   << residues << " also in residues; " << bounds << " error bounds checked");
+  MESSAGE("gpu-cached residue blocks: " << shapes.no_exact_level << " without exact levels, " << shapes.pairs_only
+                                        << " of exact pairs, " << shapes.exact_pairs << " with exact pairs inside sub-blocks, "
+                                        << shapes.whole_block << " exact whole, " << shapes.many_sub_blocks
+                                        << " gathered more than once a block");
   CHECK(count == 30);
   CHECK(residues >= 10);
 }

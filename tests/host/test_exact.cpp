@@ -72,6 +72,61 @@ TEST_CASE("a residue product is exact and stays small") {
   }
 }
 
+namespace {
+// Integers up to the largest the generated kernels hand over unreduced (modular_exact_limit, just
+// below 2^53): a value anywhere in that range, random and at the ends.
+double unreduced_integer(sp::random_stream& stream, int step) {
+  const double limit = sp::detail::modular_exact_limit - 1;
+  if (step % 4 == 0) return step % 8 == 0 ? limit : -limit;
+  const double v = std::floor(stream.uniform() * limit);
+  return step % 2 == 0 ? v : -v;
+}
+}  // namespace
+
+TEST_CASE("reductions of integers near 2^53: one value, a pair whose sum is not a double, sums of products") {
+  sp::random_stream stream(11);
+  int pairs_not_exact = 0;
+  for (int k = 0; k < sp::detail::modular_prime_count; ++k) {
+    const double p = sp::detail::modular_primes[k];
+    const auto m = sp::detail::modulus_of(p);
+    const auto ip = static_cast<std::int64_t>(p);
+    const auto congruent = [&](double r, std::int64_t expected) {
+      return ((static_cast<std::int64_t>(r) - expected) % ip) == 0 && std::fabs(r) <= p / 2 + 1;
+    };
+    for (int step = 0; step < 4000; ++step) {
+      const double a = unreduced_integer(stream, step);
+      const double b = unreduced_integer(stream, step + 1 + static_cast<int>(stream.below(3)));
+      REQUIRE(congruent(sp::detail::reduce(a, m), static_cast<std::int64_t>(a) % ip));
+      // the exact sum in 64 bits; the double sum rounds for about half of these pairs
+      const std::int64_t sum = static_cast<std::int64_t>(a) + static_cast<std::int64_t>(b);
+      if (static_cast<double>(sum) != a + b || std::fabs(a + b) > 9007199254740992.0) ++pairs_not_exact;
+      REQUIRE(congruent(sp::detail::reduce_pair(a, b, m), sum % ip));
+    }
+  }
+  CHECK(pairs_not_exact > 1000);
+  // residue_dot: `capacity` products of operands up to 2^24 + 1, reduced once
+  for (int trial = 0; trial < 200; ++trial) {
+    sp::detail::residue_dot<3> dot;
+    std::int64_t expected[3] = {};
+    for (int t = 0; t < sp::detail::residue_dot<3>::capacity; ++t) {
+      sp::detail::residues<3> x, y;
+      for (int k = 0; k < 3; ++k) {
+        const double bound = (1 << 24) + 1;
+        x.r[k] = trial % 2 == 0 ? bound : std::floor((2 * stream.uniform() - 1) * bound);
+        y.r[k] = trial % 2 == 0 ? -bound : std::floor((2 * stream.uniform() - 1) * bound);
+        const auto ip = static_cast<std::int64_t>(sp::detail::modular_primes[k]);
+        expected[k] = (expected[k] + static_cast<std::int64_t>(x.r[k]) * static_cast<std::int64_t>(y.r[k]) % ip) % ip;
+      }
+      dot.add(x, y);
+    }
+    const auto v = dot.value();
+    for (int k = 0; k < 3; ++k) {
+      const auto ip = static_cast<std::int64_t>(sp::detail::modular_primes[k]);
+      REQUIRE(((static_cast<std::int64_t>(v.r[k]) - expected[k]) % ip) == 0);
+    }
+  }
+}
+
 TEST_CASE("Chinese remainders give back signed integers of hundreds of bits") {
   const std::vector<big_integer> values = {big_integer(0LL), big_integer(-1LL), factorial(60), factorial(61).times(-1),
                                            derangements(70)};

@@ -25,9 +25,6 @@
 
 namespace sparseperm::detail {
 
-template <class Arith>
-inline constexpr bool is_residue_arithmetic = requires { Arith::primes; };
-
 template <CompileTimeMatrix M, precision P>
 struct generated_arithmetic_of {
   using type = std::conditional_t<P == precision::automatic, automatic_arithmetic<M>, double_arithmetic>;

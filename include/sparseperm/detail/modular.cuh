@@ -18,6 +18,7 @@
 //                                  Brègman's Π (r_i!)^(1/r_i) for 0/1 matrices
 //   primes_for_bits                how many primes hold a permanent of that bound, with its sign
 //   chinese_remainder              the integer in (−M/2, M/2) with given residues, M = Π p
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,11 +43,24 @@ struct modulus {
 
 SPARSEPERM_HOST_DEVICE constexpr modulus modulus_of(double p) { return {p, 1.0 / p}; }
 
-// A representative of h mod p within p/2 + 1 of 0, for an integer |h| < 2^52.
+// Integers below this stay exact through reduce (q·p too is below 2^53, with or without a fused
+// multiply-add): the bound of every unreduced integer residue arithmetic hands to it.
+inline constexpr double modular_exact_limit = 9007199254740992.0 - 134217728.0;  // 2^53 − 2^27
+
+inline constexpr double modular_round_magic = 6755399441055744.0;  // 1.5·2^52: adding it rounds to an integer
+
+// A representative of h mod p within p/2 + 1 of 0, for an integer |h| < modular_exact_limit.
 SPARSEPERM_HOST_DEVICE inline double reduce(double h, modulus m) {
-  constexpr double magic = 6755399441055744.0;  // 1.5·2^52: adding it rounds to an integer
-  const double q = (h * m.inverse + magic) - magic;
+  const double q = (h * m.inverse + modular_round_magic) - modular_round_magic;
   return h - q * m.p;
+}
+
+// (a + b) mod p within p/2 + 1 of 0 for integers |a|, |b| < modular_exact_limit whose sum may not be
+// a double: the quotient comes from the rounded sum (off by at most one), and a − q·p, about −b, is
+// an integer below 2^53 that the fused multiply-add gives exactly; adding b is exact too.
+SPARSEPERM_HOST_DEVICE inline double reduce_pair(double a, double b, modulus m) {
+  const double q = ((a + b) * m.inverse + modular_round_magic) - modular_round_magic;
+  return std::fma(-q, m.p, a) + b;
 }
 
 SPARSEPERM_HOST_DEVICE inline double multiply(double a, double b, modulus m) { return reduce(a * b, m); }
@@ -66,17 +80,47 @@ struct residues {
   double r[K];
   SPARSEPERM_HOST_DEVICE constexpr residues() : r{} {}
   SPARSEPERM_HOST_DEVICE constexpr residues(double x) : r{} {  // an x or a small integer (|x| ≤ 2^24)
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) r[k] = x;
   }
   SPARSEPERM_HOST_DEVICE friend residues operator*(const residues& a, const residues& b) {
     residues c;
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) c.r[k] = multiply(a.r[k], b.r[k], modulus_of(modular_primes[k]));
     return c;
   }
   constexpr residues times_constexpr(double x) const {
     residues c;
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) c.r[k] = multiply_constexpr(r[k], x, modular_primes[k]);
     return c;
+  }
+};
+
+// (a + b) mod each of the first K primes (reduce_pair).
+template <int K>
+SPARSEPERM_HOST_DEVICE inline residues<K> residues_of_pair(double a, double b) {
+  residues<K> r;
+  SPARSEPERM_UNROLL
+  for (int k = 0; k < K; ++k) r.r[k] = reduce_pair(a, b, modulus_of(modular_primes[k]));
+  return r;
+}
+
+// Σ a·b per prime of residue operands (|a|, |b| ≤ 2^24 + 1), unreduced: each product is below 2^49
+// and exact, and `capacity` of them stay below modular_exact_limit; value() reduces once.
+template <int K>
+struct residue_dot {
+  static constexpr int capacity = 16;
+  double s[K] = {};
+  SPARSEPERM_HOST_DEVICE void add(const residues<K>& a, const residues<K>& b) {
+    SPARSEPERM_UNROLL
+    for (int k = 0; k < K; ++k) s[k] += a.r[k] * b.r[k];
+  }
+  SPARSEPERM_HOST_DEVICE residues<K> value() const {
+    residues<K> v;
+    SPARSEPERM_UNROLL
+    for (int k = 0; k < K; ++k) v.r[k] = reduce(s[k], modulus_of(modular_primes[k]));
+    return v;
   }
 };
 
@@ -86,19 +130,23 @@ struct residue_sum {
   double s[K] = {};
   std::uint32_t count = 0;
   SPARSEPERM_HOST_DEVICE void add_signed(const residues<K>& t, bool negative) {
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) s[k] += negative ? -t.r[k] : t.r[k];
     if (++count == (1u << 26)) reduce_all();
   }
   SPARSEPERM_HOST_DEVICE void add(const residues<K>& t) { add_signed(t, false); }
   SPARSEPERM_HOST_DEVICE void merge(const residue_sum& other) {
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) s[k] = reduce(s[k] + reduce(other.s[k], modulus_of(modular_primes[k])), modulus_of(modular_primes[k]));
   }
   SPARSEPERM_HOST_DEVICE void reduce_all() {
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) s[k] = reduce(s[k], modulus_of(modular_primes[k]));
     count = 0;
   }
   SPARSEPERM_HOST_DEVICE residues<K> value() const {
     residues<K> v;
+    SPARSEPERM_UNROLL
     for (int k = 0; k < K; ++k) v.r[k] = reduce(s[k], modulus_of(modular_primes[k]));
     return v;
   }

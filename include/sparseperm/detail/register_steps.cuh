@@ -4,6 +4,7 @@
 // registers.
 #include "../config.cuh"
 #include "../ryser_plan.cuh"
+#include "residue_products.cuh"
 #include "unroll.cuh"
 
 #include <utility>
@@ -39,6 +40,17 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE Product product_tree(const 
   } else {
     constexpr int mid = Lo + (Hi - Lo) / 2;
     return product_tree<Product, Lo, mid>(x) * product_tree<Product, mid, Hi>(x);
+  }
+}
+
+// Π x[Lo..Hi) of register rows in a plan's arithmetic: residues run by run (residue_products.cuh),
+// the others as product_tree.
+template <class Plan, int Lo, int Hi, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product register_product(const typename Plan::value (&x)[K]) {
+  if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
+    return residue_rows_product<Plan, Lo, Hi>([&](auto i) { return x[decltype(i)::value]; });
+  } else {
+    return product_tree<typename Plan::product, Lo, Hi>(x);
   }
 }
 

@@ -71,6 +71,18 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product glob
   }
 }
 
+// Π of the global rows [Lo, Hi) in a plan's arithmetic: residues run by run (residue_products.cuh),
+// the others as global_product.
+template <class Plan, int Lo, int Hi>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_rows_product(const typename Plan::value* gx, std::uint64_t stride) {
+  if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
+    return residue_rows_product<Plan, Plan::k + Lo, Plan::k + Hi>(
+        [&](auto i) { return gx[static_cast<std::uint64_t>(decltype(i)::value - Plan::k) * stride]; });
+  } else {
+    return global_product<Plan, Lo, Hi>(gx, stride);
+  }
+}
+
 template <class Plan, int K, int... I>
 SPARSEPERM_HOST_DEVICE inline void store_start_globals([[maybe_unused]] typename Plan::value* gx,
                                                        [[maybe_unused]] std::uint64_t stride, std::integer_sequence<int, I...>) {

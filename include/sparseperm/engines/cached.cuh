@@ -22,6 +22,7 @@
 #include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/register_steps.cuh"
+#include "../detail/residue_products.cuh"
 #include "../detail/ryser_thread.cuh"
 #include "../detail/split_rows.cuh"
 #include "../detail/unroll.cuh"
@@ -36,17 +37,27 @@ namespace sparseperm {
 // OnHost: the plan of cpu-cached (engines/cpu_cached.cuh), every row in one array.
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1, bool OnHost = false>
 struct cached_plan : ryser_plan<M, Arith, permanent_order> {
-  // Every cached product is K doubles in residue arithmetic, four in 128 bits: fewer levels fit.
+  using base = ryser_plan<M, Arith, permanent_order>;
+  // Residue arithmetic: does level 0 (the rows [0, r(1)) column 0 touches) multiply exactly in FP64?
+  static constexpr bool level_zero_exact() {
+    const std::uint64_t column_zero = base::ordered_masks.rows[0];
+    double bound = 1;
+    for (int i = 0; column_zero != 0 && i <= detail::highest_bit(column_zero); ++i) bound *= base::data.x_bound[i];
+    return bound < detail::modular_exact_limit;
+  }
+  // The largest static block. Double: 2^6. 128 bits (four registers and many instructions a
+  // product): 2^3 (measured: n = 24, p = 0.5, b = 6 spilled 5 KB at 255 registers). Residues: 2^6
+  // where level 0 is exact, the block then running in sub-blocks of exact terms (residue_block;
+  // measured on the H100 at n = 40, p = 0.1 / 0.3 / 0.5: 0.165 / 1.11 / 2.79 s with 2^6, 0.650 /
+  // 1.58 / 3.11 s with 2^3), else 2^3 or 2^2: every step then takes modular products of K doubles
+  // per level, and 2^6 such steps left nvcc's inliner behind (an 800-byte stack frame at n = 48, p = 0.5).
   static constexpr int static_bits_limit() {
-    if constexpr (requires { Arith::primes; }) {
-      return Arith::primes <= 2 ? 3 : 2;
+    if constexpr (detail::is_residue_arithmetic<Arith>) {
+      return level_zero_exact() ? 6 : Arith::primes <= 2 ? 3 : 2;
     } else {
       return Arith::exact ? 3 : 6;
     }
   }
-  using base = ryser_plan<M, Arith, permanent_order>;
-  // On the GPU 128-bit products take four registers each and many instructions: smaller blocks
-  // (measured: n = 24, p = 0.5, exact, b = 6 spilled 5 KB at 255 registers).
   static constexpr cached_options options =
       OnHost ? cached_options_on_host : cached_options{.max_static_bits = static_bits_limit(), .registers_per_value = 2};
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
@@ -56,6 +67,23 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   static constexpr std::uint64_t block = std::uint64_t{1} << b;
   static_assert(b >= 0 && b <= 10, "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
+  // Residue arithmetic: the levels below c multiply exactly in plain FP64, c the largest ≤ b with
+  // 2^(c−1)·Π_{i<r(c)} R_i < 2^53 − 2^27, so that half of a sub-block's 2^c terms sums exactly too
+  // (detail::residue_block); 0 for the other arithmetics, and where no level fits.
+  static constexpr int exact_levels = [] {
+    if constexpr (!detail::is_residue_arithmetic<Arith>) {
+      return 0;
+    } else {
+      int c = 0;
+      double bound = 1;  // Π_{i<r(c)} R_i
+      for (int m = 1; m <= b; ++m) {
+        for (int i = layout.level_rows[m - 1]; i < layout.level_rows[m]; ++i) bound *= base::data.x_bound[i];
+        if (static_cast<double>(std::uint64_t{1} << (m - 1)) * bound >= detail::modular_exact_limit) break;
+        c = m;
+      }
+      return c;
+    }
+  }();
 };
 
 // cpu-cached's plan (engines/cpu_cached.cuh); its accumulators are generated_arithmetic.cuh's.
@@ -69,51 +97,91 @@ struct cached_level {
 
 namespace detail {
 
+template <class Plan>
+using register_x = typename Plan::value[Plan::k > 0 ? Plan::k : 1];
+
+// The exact levels' doubles of residue arithmetic (e[j] = Π x[r(j), r(c)), j < c); unused otherwise.
+template <class Plan>
+using exact_level_values = double[Plan::exact_levels > 0 ? Plan::exact_levels : 1];
+
 // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product top_level(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                               const typename Plan::value* gx, std::uint64_t stride) {
-  using product = typename Plan::product;
-  return product_tree<product, cached_level<Plan, Plan::b>::rows, Plan::k>(reg) *
-         global_product<Plan, 0, Plan::global_rows>(gx, stride);
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product top_level(const register_x<Plan>& reg,
+                                                                                      const typename Plan::value* gx, std::uint64_t stride) {
+  return register_product<Plan, cached_level<Plan, Plan::b>::rows, Plan::k>(reg) * global_rows_product<Plan, 0, Plan::global_rows>(gx, stride);
 }
 
 // Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
 template <class Plan, int J, int Low = 0>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                  typename Plan::product (&q)[Plan::b + 1]) {
-  using product = typename Plan::product;
-  q[J] = q[J + 1] * product_tree<product, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
-  if constexpr (J > Low) rebuild_levels<Plan, J - 1, Low>(reg, q);
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1]) {
+  if constexpr (J >= Low) {
+    q[J] = q[J + 1] * register_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
+    if constexpr (J > Low) rebuild_levels<Plan, J - 1, Low>(reg, q);
+  }
+}
+
+// Residue arithmetic's exact levels e[J], .., e[Low] (e[j] = Π x[r(j), r(c)), exact in FP64), from
+// e[J + 1] (1 for J = c − 1): after a flip of column J < c.
+template <class Plan, int J, int Low = 0>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_exact_levels(const register_x<Plan>& reg, exact_level_values<Plan>& e) {
+  const double level = exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(
+      [&](auto i) { return reg[decltype(i)::value]; });
+  if constexpr (J + 1 < Plan::exact_levels) {
+    e[J] = e[J + 1] * level;
+  } else {
+    e[J] = level;
+  }
+  if constexpr (J > Low) rebuild_exact_levels<Plan, J - 1, Low>(reg, e);
 }
 
 // The product of level 0's rows, the rows column 0 touches.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product level_zero(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product level_zero(const register_x<Plan>& reg) {
   return product_tree<typename Plan::product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
 }
 
 // Every level, from the rows themselves: after a run-time step.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_all_levels(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                      const typename Plan::value* gx, std::uint64_t stride,
-                                                      typename Plan::product (&q)[Plan::b + 1]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_all_levels(const register_x<Plan>& reg, const typename Plan::value* gx,
+                                                                             std::uint64_t stride, typename Plan::product (&q)[Plan::b + 1],
+                                                                             exact_level_values<Plan>& e) {
+  constexpr int c = Plan::exact_levels;
   q[Plan::b] = top_level<Plan>(reg, gx, stride);
-  if constexpr (Plan::b > 0) rebuild_levels<Plan, Plan::b - 1>(reg, q);
+  rebuild_levels<Plan, Plan::b - 1, c>(reg, q);
+  if constexpr (c > 0) rebuild_exact_levels<Plan, c - 1>(reg, e);
+}
+
+// The term Π x of the current step: Q_0, or Q_c·e[0] with exact levels.
+template <class Plan>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product current_term(const typename Plan::product (&q)[Plan::b + 1],
+                                                                                         const exact_level_values<Plan>& e) {
+  constexpr int c = Plan::exact_levels;
+  if constexpr (c > 0) {
+    return q[c] * to_residues<Plan::arithmetic::primes, row_bound<Plan, 0, cached_level<Plan, c>::rows>>(e[0]);
+  } else {
+    return q[0];
+  }
+}
+
+// Step S's flip (1 ≤ S < B): column ctz(S), its direction a constant but for S = B/2, whose
+// direction is bit b of g, the block's parity.
+template <class Plan, int S>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(register_x<Plan>& reg, bool odd_block) {
+  using value = typename Plan::value;
+  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
+  if constexpr (j == Plan::b - 1) {
+    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});
+  } else {
+    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
+  }
 }
 
 // Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
 template <class Plan, int S, class Sum>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                               typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum) {
-  using value = typename Plan::value;
-  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
-  if constexpr (j == Plan::b - 1) {
-    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});  // bit b of g: the block's parity
-  } else {
-    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
-  }
-  rebuild_levels<Plan, j>(reg, q);
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                      bool odd_block, Sum& sum) {
+  static_flip<Plan, S>(reg, odd_block);
+  rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(reg, q);
   sum.add_signed(q[0], (S & 1) != 0);
 }
 
@@ -122,41 +190,101 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(typename P
 // Q_1·(P_S − P_(S+1)) and, for the error bound, |Q_1|·(|P_S| + |P_(S+1)|): the multiplication saved
 // pays for the magnitudes (the bound's γ_n·Σ|t| covers the rounding of the difference).
 template <class Plan, int S, class Sum>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pair(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                               typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum) {
-  using value = typename Plan::value;
-  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
-  static_assert(S % 2 == 0 && j >= 1 && Plan::b >= 2, "static_pair: an even step S of a block of at least 4 steps");
-  if constexpr (j == Plan::b - 1) {
-    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});
-  } else {
-    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
-  }
-  rebuild_levels<Plan, j, 1>(reg, q);
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pair(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                      bool odd_block, Sum& sum) {
+  static_assert(S % 2 == 0 && S >= 2 && Plan::b >= 2, "static_pair: an even step S of a block of at least 4 steps");
+  static_flip<Plan, S>(reg, odd_block);
+  rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S)), 1>(reg, q);
   const auto even = level_zero<Plan>(reg);
-  flip_registers<Plan, 0>(reg, (((S + 1) >> 1) & 1) == 0 ? value{1} : value{-1});
+  static_flip<Plan, S + 1>(reg, odd_block);
   const auto odd = level_zero<Plan>(reg);
   sum.add_factored(q[1], even - odd, std::fabs(even) + std::fabs(odd));
 }
 
 // Steps 2..B−1 as the pairs (2, 3), (4, 5), .., (B−2, B−1).
 template <class Plan, class Sum, int... I>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pairs(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
-                                                std::integer_sequence<int, I...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pairs(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                       bool odd_block, Sum& sum, std::integer_sequence<int, I...>) {
   (static_pair<Plan, 2 * I + 2>(reg, q, odd_block, sum), ...);
 }
 
 template <class Plan, class Sum, int... S>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                typename Plan::product (&q)[Plan::b + 1], bool odd_block, Sum& sum,
-                                                std::integer_sequence<int, S...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                       bool odd_block, Sum& sum, std::integer_sequence<int, S...>) {
   if constexpr (std::is_floating_point_v<typename Plan::product> && Plan::b >= 2) {
     static_step<Plan, 1>(reg, q, odd_block, sum);
     static_pairs<Plan>(reg, q, odd_block, sum, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
   } else {
     (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);
   }
+}
+
+// Residue arithmetic with c = exact_levels ≥ 1: the block's steps in sub-blocks of 2^c that share
+// Q_c. A sub-block's terms ±e[0] sum exactly in FP64, in two halves (each below 2^53), and the
+// sub-block adds Q_c·(its sum mod p) per prime: one reduction and one multiply-add a prime per 2^c
+// steps, where each step took a modular product per level and prime.
+//
+// Steps T, T + 1 (T even ≥ 2) of the sub-block starting at step First: e[1]·(P_T − P_(T+1)), as
+// static_pair does in floating point.
+template <class Plan, int First, int T>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pair(register_x<Plan>& reg, exact_level_values<Plan>& e, bool odd_block,
+                                                                     double (&half)[2]) {
+  static_assert(Plan::exact_levels >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
+  static_flip<Plan, First + T>(reg, odd_block);
+  rebuild_exact_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(T)), 1>(reg, e);
+  const auto at = [&](auto i) { return reg[decltype(i)::value]; };
+  const double even = exact_rows_product<Plan, 0, cached_level<Plan, 1>::rows>(at);
+  static_flip<Plan, First + T + 1>(reg, odd_block);
+  const double odd = exact_rows_product<Plan, 0, cached_level<Plan, 1>::rows>(at);
+  half[T < (1 << (Plan::exact_levels - 1)) ? 0 : 1] += e[1] * (even - odd);
+}
+
+template <class Plan, int First, int... I>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pairs(register_x<Plan>& reg, exact_level_values<Plan>& e, bool odd_block,
+                                                                      double (&half)[2], std::integer_sequence<int, I...>) {
+  (exact_pair<Plan, First, 2 * I + 2>(reg, e, odd_block, half), ...);
+}
+
+// Sub-block U of a block: steps [U·2^c, (U + 1)·2^c), without step 0 (the run-time step) for U = 0.
+template <class Plan, int U>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_sub_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                            exact_level_values<Plan>& e, bool odd_block,
+                                                                            residue_dot<Plan::arithmetic::primes>& part) {
+  constexpr int c = Plan::exact_levels;
+  constexpr int first = U << c;
+  double half[2] = {0, 0};  // the terms of steps [first, first + 2^(c−1)) and of the rest
+  if constexpr (U > 0) {
+    static_flip<Plan, first>(reg, odd_block);
+    rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(first)), c>(reg, q);
+    rebuild_exact_levels<Plan, c - 1>(reg, e);
+    half[0] = e[0];
+  }
+  static_flip<Plan, first + 1>(reg, odd_block);
+  rebuild_exact_levels<Plan, 0>(reg, e);
+  half[c == 1 ? 1 : 0] -= e[0];
+  if constexpr (c >= 2) exact_pairs<Plan, first>(reg, e, odd_block, half, std::make_integer_sequence<int, (1 << (c - 1)) - 1>{});
+  part.add(q[c], residues_of_pair<Plan::arithmetic::primes>(half[0], half[1]));
+}
+
+// Sub-block U, then the products gathered into the sum when `part` is full or the block ends.
+template <class Plan, int U, class Sum>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_sub_block_into(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                                 exact_level_values<Plan>& e, bool odd_block,
+                                                                                 residue_dot<Plan::arithmetic::primes>& part, Sum& sum) {
+  using dot = residue_dot<Plan::arithmetic::primes>;
+  residue_sub_block<Plan, U>(reg, q, e, odd_block, part);
+  if constexpr ((U + 1) % dot::capacity == 0 || U + 1 == (1 << (Plan::b - Plan::exact_levels))) {
+    sum.add(part.value());
+    part = dot{};
+  }
+}
+
+template <class Plan, class Sum, int... U>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
+                                                                        exact_level_values<Plan>& e, bool odd_block, Sum& sum,
+                                                                        std::integer_sequence<int, U...>) {
+  residue_dot<Plan::arithmetic::primes> part;
+  (residue_sub_block_into<Plan, U>(reg, q, e, odd_block, part, sum), ...);
 }
 
 }  // namespace detail
@@ -176,13 +304,16 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
   value reg[k > 0 ? k : 1];
   detail::start_split_state<Plan>(reg, gx, stride, first);
   product q[b + 1];
-  detail::rebuild_all_levels<Plan>(reg, gx, stride, q);
+  detail::exact_level_values<Plan> e;
+  detail::rebuild_all_levels<Plan>(reg, gx, stride, q, e);
   std::uint64_t g = first;
   while (g < end) {
     if constexpr (block > 1) {
       if ((g & (block - 1)) == 1 && end - g >= block - 1) {  // steps 1..B−1 of a block
         using partial = detail::block_partial<Sum>;
-        if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
+        if constexpr (Plan::exact_levels > 0) {
+          detail::residue_block<Plan>(reg, q, e, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, (1 << (b - Plan::exact_levels))>{});
+        } else if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
           typename partial::type part;
           detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, part, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
           partial::absorb(sum, part);
@@ -196,8 +327,8 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
     const int j = detail::trailing_zeros(g);
     const value sign = ((g >> (j + 1)) & 1u) == 0 ? value{1} : value{-1};
     detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
-    detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q);
-    sum.add_signed(q[0], (g & 1u) != 0);
+    detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q, e);
+    sum.add_signed(detail::current_term<Plan>(q, e), (g & 1u) != 0);
     ++g;
   }
 }

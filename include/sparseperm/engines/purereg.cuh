@@ -31,7 +31,6 @@ template <class Plan, class Sum>
 SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end, Sum& sum) {
   constexpr int n = Plan::n;
   using value = typename Plan::value;
-  using product = typename Plan::product;
   value x[n];
   detail::load_start_registers<Plan>(x);
   const std::uint64_t included = gray(first - 1);
@@ -41,7 +40,7 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
     const value sign = inclusion ? value{1} : value{-1};
     detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
-    sum.add_signed(detail::product_tree<product, 0, n>(x), odd);
+    sum.add_signed(detail::register_product<Plan, 0, n>(x), odd);
   });
 }
 
