@@ -167,28 +167,26 @@ struct block_partial<sign_split_sum<compensated_sum>> {
   }
 };
 
-// gpu-hybrid's run-time step loop likewise: loop(add) calls add(term, odd, j) for each step g
-// (j = ctz(g)); compensated sums take the terms plainly and absorb them with one TwoSum when g is a
-// multiple of 2^run_sum_bits, so a plain chain holds at most 2^run_sum_bits terms (measured on the
-// H200, n = 40, p = 0.1: gpu-hybrid compensated 1.31x double with TwoSum per step, 1.28x so;
-// gpu-purereg the other way round, 1.13x per step and 1.19x so, and keeps TwoSum per step).
-inline constexpr int run_sum_bits = 6;
-
+// gpu-hybrid's run-time step loop likewise: loop(add, flush) calls add(term, odd) for each step and
+// flush() where a run of plain additions may end; compensated sums take the terms plainly and absorb
+// them with one TwoSum at each flush, other sums add each term and ignore flush. gpu-hybrid flushes
+// where it reloads its cached global product (a column above c flips), so a plain chain holds at
+// most 2^(c+1) terms and the flush costs no branch of its own (measured on the H200, n = 40, p = 0.1:
+// compensated 1.31x double with TwoSum per step, 1.28x with a flush every 64 steps; gpu-purereg the
+// other way round, 1.13x per step and 1.19x so, and keeps TwoSum per step).
 template <class Sum, class Loop>
 SPARSEPERM_HOST_DEVICE void with_run_sums(Sum& sum, Loop loop) {
   using partial = block_partial<Sum>;
   if constexpr (partial::separate) {
     typename partial::type part;
-    loop([&](auto term, bool odd, int j) {
-      part.add_signed(term, odd);
-      if (j >= run_sum_bits) {
-        partial::absorb(sum, part);
-        part = {};
-      }
-    });
+    loop([&](auto term, bool odd) { part.add_signed(term, odd); },
+         [&] {
+           partial::absorb(sum, part);
+           part = {};
+         });
     partial::absorb(sum, part);
   } else {
-    loop([&](auto term, bool odd, int) { sum.add_signed(term, odd); });
+    loop([&](auto term, bool odd) { sum.add_signed(term, odd); }, [] {});
   }
 }
 

@@ -12,6 +12,7 @@
 //   visit_module_arithmetic<OnHost>(info, f)   f.template operator()<Arith, Sum>() for a module
 //   module_start_term<Arith>(info)      the step-0 term in the arithmetic's product type
 //   floating_facts_of(info)             what a floating module's error bound needs (error_bound.cuh)
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -90,15 +91,17 @@ typename Arith::product module_start_term(const module_info& info) {
 }
 
 // What a floating module's error bound needs besides its sums: the grid facts it recorded, and the
-// terms summed plainly before each TwoSum (accumulators.cuh: the cached loops' unrolled blocks, the
-// gpu-hybrid's runs of 2^run_sum_bits steps; gpu-purereg adds each term with TwoSum).
+// terms summed plainly before each TwoSum (accumulators.cuh: the cached loops' unrolled blocks;
+// gpu-hybrid's runs between flips of a column above c, 2^(c+1) steps, or a whole chunk (at most
+// 2^(n−1) steps) where no column is above c; gpu-purereg adds each term with TwoSum).
 inline floating_run_facts floating_facts_of(const module_info& info) {
   floating_run_facts facts;
   facts.grid = info.grid;
   const bool cached = info.engine == 2 || info.engine == 3;
   const bool hybrid = info.engine == 1;  // gpu-purereg (engine 0) adds each term with TwoSum
   if (info.arithmetic == module_compensated && (cached || hybrid)) {
-    facts.block = std::uint64_t{1} << (cached ? info.static_bits : run_sum_bits);
+    const int bits = cached ? info.static_bits : std::min(info.register_columns, info.n - 1);
+    facts.block = std::uint64_t{1} << (bits > 0 ? bits : 0);
   }
   return facts;
 }

@@ -17,6 +17,15 @@ __device__ inline void ryser_thread(const launch& work, Sum* partial, Steps&& st
   steps(work.thread_first(t), work.thread_end(t), t, sum);
   partial[t] = sum;
 }
+
+// The same with the running sum left in global memory, for loops that touch it rarely (gpu-hybrid's
+// compensated total, absorbed once a run): the registers a copy would hold go to the hot loop.
+template <class Sum, class Steps>
+__device__ inline void ryser_thread_in_memory(const launch& work, Sum* partial, Steps&& steps) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= work.threads) return;
+  steps(work.thread_first(t), work.thread_end(t), t, partial[t]);
+}
 #endif
 
 }  // namespace sparseperm::detail

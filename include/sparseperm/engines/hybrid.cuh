@@ -49,13 +49,16 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
   detail::start_split_state<Plan>(reg, gx, stride, first);
   constexpr int g = Plan::global_rows;
   product cached = detail::global_rows_product<Plan, 0, g>(gx, stride);
-  detail::with_run_sums(sum, [&](auto add) {
+  detail::with_run_sums(sum, [&](auto add, auto flush) {
     detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
       const value sign = inclusion ? value{1} : value{-1};
       detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
       // One copy of the reload, after the dispatch, rather than one in every branch above c.
-      if (j > c) cached = detail::global_rows_product<Plan, 0, g>(gx, detail::unhoisted(stride));
-      add(detail::register_product<Plan, 0, k>(reg) * cached, odd, j);
+      if (j > c) {
+        cached = detail::global_rows_product<Plan, 0, g>(gx, detail::unhoisted(stride));
+        flush();
+      }
+      add(detail::register_product<Plan, 0, k>(reg) * cached, odd);
     });
   });
 }
