@@ -32,9 +32,13 @@ struct device_module : module_definition<Engine, M, P> {
   static_assert(!base::on_host, "SPARSEPERM_MODULE: cpu-cached is a host module (SPARSEPERM_HOST_MODULE, host_module.cuh)");
 
   __device__ static void thread(launch work, sum* partial, value* global_x, std::uint64_t stride) {
-    if constexpr (base::hybrid && block_partial<sum>::separate) {
+    if constexpr (!base::cached && block_partial<sum>::separate) {  // compensated runs: the total stays in memory
       ryser_thread_in_memory(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
-        hybrid_steps<plan>(first, end, global_x + t, stride, s);
+        if constexpr (base::hybrid) {
+          hybrid_steps<plan>(first, end, global_x + t, stride, s);
+        } else {
+          purereg_steps<plan>(first, end, s);
+        }
       });
       return;
     }

@@ -167,13 +167,16 @@ struct block_partial<sign_split_sum<compensated_sum>> {
   }
 };
 
-// gpu-hybrid's run-time step loop likewise: loop(add, flush) calls add(term, odd) for each step and
-// flush() where a run of plain additions may end; compensated sums take the terms plainly and absorb
-// them with one TwoSum at each flush, other sums add each term and ignore flush. gpu-hybrid flushes
-// where it reloads its cached global product (a column above c flips), so a plain chain holds at
-// most 2^(c+1) terms and the flush costs no branch of its own (measured on the H200, n = 40, p = 0.1:
-// compensated 1.31x double with TwoSum per step, 1.28x with a flush every 64 steps; gpu-purereg the
-// other way round, 1.13x per step and 1.19x so, and keeps TwoSum per step).
+// The generated engines' run-time step loops likewise: loop(add, flush) calls add(term, odd) for
+// each step and flush() where a run of plain additions may end; compensated sums take the terms
+// plainly and absorb them with one TwoSum at each flush, other sums add each term and ignore flush.
+// No flush has a branch of its own: gpu-hybrid flushes where it reloads its cached global product (a
+// column above c flips: runs of 2^(c+1) steps), gpu-purereg in the switch's cases for the columns
+// ≥ purereg_run_bits; both keep the compensated total in global memory (module.cuh). Measured on the
+// H100, n = 40, p = 0.1: gpu-hybrid compensated 1.28x double with a branch every 64 steps, 1.04x with
+// the flush at the reload, 1.01x with the total in memory too (72 registers instead of 80).
+inline constexpr int purereg_run_bits = 6;
+
 template <class Sum, class Loop>
 SPARSEPERM_HOST_DEVICE void with_run_sums(Sum& sum, Loop loop) {
   using partial = block_partial<Sum>;

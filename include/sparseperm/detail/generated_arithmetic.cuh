@@ -91,16 +91,16 @@ typename Arith::product module_start_term(const module_info& info) {
 }
 
 // What a floating module's error bound needs besides its sums: the grid facts it recorded, and the
-// terms summed plainly before each TwoSum (accumulators.cuh: the cached loops' unrolled blocks;
-// gpu-hybrid's runs between flips of a column above c, 2^(c+1) steps, or a whole chunk (at most
-// 2^(n−1) steps) where no column is above c; gpu-purereg adds each term with TwoSum).
+// terms summed plainly before each TwoSum (accumulators.cuh): the cached loops' unrolled blocks;
+// gpu-hybrid's runs between flips of a column above c, 2^(c+1) steps; gpu-purereg's runs of
+// 2^purereg_run_bits steps; a whole chunk (at most 2^(n−1) steps) where no column ends a run.
 inline floating_run_facts floating_facts_of(const module_info& info) {
   floating_run_facts facts;
   facts.grid = info.grid;
-  const bool cached = info.engine == 2 || info.engine == 3;
-  const bool hybrid = info.engine == 1;  // gpu-purereg (engine 0) adds each term with TwoSum
-  if (info.arithmetic == module_compensated && (cached || hybrid)) {
-    const int bits = cached ? info.static_bits : std::min(info.register_columns, info.n - 1);
+  if (info.arithmetic == module_compensated) {
+    const bool cached = info.engine == 2 || info.engine == 3;
+    const bool hybrid = info.engine == 1;
+    const int bits = cached ? info.static_bits : std::min(hybrid ? info.register_columns : purereg_run_bits, info.n - 1);
     facts.block = std::uint64_t{1} << (bits > 0 ? bits : 0);
   }
   return facts;

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "../config.cuh"
+#include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
@@ -37,10 +38,15 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::static_for<0, n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value>(x, value{1});
   });
-  detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
-    const value sign = inclusion ? value{1} : value{-1};
-    detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_registers<Plan, decltype(column)::value>(x, sign); });
-    sum.add_signed(detail::register_product<Plan, 0, n>(x), odd);
+  detail::with_run_sums(sum, [&](auto add, auto flush) {
+    detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
+      const value sign = inclusion ? value{1} : value{-1};
+      detail::static_dispatch<n - 1>(j, [&](auto column) {
+        detail::flip_registers<Plan, decltype(column)::value>(x, sign);
+        if constexpr (decltype(column)::value >= detail::purereg_run_bits) flush();
+      });
+      add(detail::register_product<Plan, 0, n>(x), odd);
+    });
   });
 }
 
