@@ -13,7 +13,9 @@
 //
 //   modular_primes                 the 16 largest primes below 2^25 (400 bits together)
 //   modulus / reduce / multiply    one prime at run time (run-time engines)
+//   reduce_pair                    (a + b) mod p for integers near 2^53 whose sum is not a double
 //   residues<K> / residue_sum<K>   the first K primes at compile time (generated engines)
+//   residue_dot<K>                 Σ a·b of residues, reduced once per 16 products
 //   permanent_bound_bits           a proven bound on log2 |perm|: Π of row or column sums, and
 //                                  Brègman's Π (r_i!)^(1/r_i) for 0/1 matrices
 //   primes_for_bits                how many primes hold a permanent of that bound, with its sign

@@ -9,6 +9,11 @@
 //                     Flip column j, then Q_j = Q_{j+1}·Π x[r(j), r(j+1)), .., Q_0: r(j+1) products
 //   term of a step  Q_0 = Π x,  sign (−1)^s
 //
+//   exact mode    residues (modular.cuh): the levels below c are exact FP64 integers e_j shared by
+//                 the primes, and each sub-block of 2^c steps adds Q_c·(Σ ±e_0 mod p) per prime
+//                 (residue_block); the levels from c up are residues, their rows multiplied in exact
+//                 runs (residue_products.cuh)
+//
 // Rows are in the permanent ordering (Algorithm 3), so the columns [0, m) touch only the rows
 // [0, r(m)) and Q_m = Π_{i ≥ r(m)} x[i] cannot change while only columns below m flip. Rows [0, k)
 // live in registers, rows [k, n) (k ≥ r(b): touched on run-time steps only) in global memory like
