@@ -32,17 +32,7 @@ struct device_module : module_definition<Engine, M, P> {
   static_assert(!base::on_host, "SPARSEPERM_MODULE: cpu-cached is a host module (SPARSEPERM_HOST_MODULE, host_module.cuh)");
 
   __device__ static void thread(launch work, sum* partial, value* global_x, std::uint64_t stride) {
-    if constexpr (!base::cached && block_partial<sum>::separate) {  // compensated runs: the total stays in memory
-      ryser_thread_in_memory(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
-        if constexpr (base::hybrid) {
-          hybrid_steps<plan>(first, end, global_x + t, stride, s);
-        } else {
-          purereg_steps<plan>(first, end, s);
-        }
-      });
-      return;
-    }
-    ryser_thread(work, partial, [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
+    const auto steps = [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
       if constexpr (base::hybrid) {
         hybrid_steps<plan>(first, end, global_x + t, stride, s);
       } else if constexpr (base::cached) {
@@ -50,7 +40,13 @@ struct device_module : module_definition<Engine, M, P> {
       } else {
         purereg_steps<plan>(first, end, s);
       }
-    });
+    };
+    // Compensated runs of gpu-hybrid and gpu-purereg touch their total once a run: it stays in memory.
+    if constexpr (!base::cached && block_partial<sum>::separate) {
+      ryser_thread_in_memory(work, partial, steps);
+    } else {
+      ryser_thread(work, partial, steps);
+    }
   }
 };
 

@@ -1,13 +1,14 @@
 #pragma once
 // Products of x's rows in residue arithmetic (modular.cuh) with as few modular operations as the
 // compile-time bounds allow. x holds doubled integers with |X_i| ≤ R_i = Σ_j |a_ij| (the plan's
-// x_bound), so a run of rows whose Π R_i is below 2^53 − 2^27 (modular_exact_limit) multiplies exactly in plain FP64, one
-// operation a row for all K primes; each run is reduced once per prime (three operations; none when
+// x_bound), so a run of rows whose Π R_i is below 2^53 − 2^27 (modular_exact_limit) multiplies
+// exactly in plain FP64, one operation a row for all K primes; each run is reduced once per prime (three operations; none when
 // its bound is below 2^24, an operand residues accept as it is) and only the runs are joined by
 // modular multiplications (four operations a prime). At n = 40, p = 0.5 (R_i ≈ 20) the 40 rows are
 // four runs: 36 FP64 multiplications and 24 operations a prime, where row by row took 156 a prime.
 //
-//   row_bound<Plan, Lo, Hi>         Π R_i over the rows [Lo, Hi) (a double; +inf compares fine)
+//   rows_bound<Plan>(lo, hi)        Π R_i over the rows [lo, hi) (a double; +inf compares fine)
+//   row_bound<Plan, Lo, Hi>         the same as a constant for device code
 //   exact_run_end<Plan, Lo, Hi>     the end of the longest run from Lo that multiplies exactly
 //   exact_rows_product<Plan, Lo, Hi>(at)    the run's product, a double (exact: its bound < 2^53)
 //   to_residues<K, Bound>(e)        an exact integer e with |e| ≤ Bound::value < 2^53 as K residues
@@ -20,21 +21,24 @@
 
 namespace sparseperm::detail {
 
+// Π R_i over the rows [lo, hi) of a plan (constant evaluation only).
+template <class Plan>
+constexpr double rows_bound(int lo, int hi) {
+  double b = 1;
+  for (int i = lo; i < hi; ++i) b *= Plan::data.x_bound[i];
+  return b;
+}
+
 template <class Plan, int Lo, int Hi>
 struct row_bound {
-  static constexpr double value = [] {
-    double b = 1;
-    for (int i = Lo; i < Hi; ++i) b *= Plan::data.x_bound[i];
-    return b;
-  }();
+  static constexpr double value = rows_bound<Plan>(Lo, Hi);
 };
 
 template <class Plan, int Lo, int Hi>
 struct exact_run_end {
   static constexpr int value = [] {
-    double b = Plan::data.x_bound[Lo];  // one row always fits: R_i ≤ 2^24
-    int m = Lo + 1;
-    for (; m < Hi && b * Plan::data.x_bound[m] < modular_exact_limit; ++m) b *= Plan::data.x_bound[m];
+    int m = Lo + 1;  // one row always fits: R_i ≤ 2^24
+    while (m < Hi && rows_bound<Plan>(Lo, m + 1) < modular_exact_limit) ++m;
     return m;
   }();
 };

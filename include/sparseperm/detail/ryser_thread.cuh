@@ -18,8 +18,9 @@ __device__ inline void ryser_thread(const launch& work, Sum* partial, Steps&& st
   partial[t] = sum;
 }
 
-// The same with the running sum left in global memory, for loops that touch it rarely (gpu-hybrid's
-// compensated total, absorbed once a run): the registers a copy would hold go to the hot loop.
+// The same with the running sum left in global memory, for loops that touch it rarely (the
+// compensated totals of gpu-hybrid and gpu-purereg, absorbed once a run): the registers a copy would
+// hold go to the hot loop.
 template <class Sum, class Steps>
 __device__ inline void ryser_thread_in_memory(const launch& work, Sum* partial, Steps&& steps) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

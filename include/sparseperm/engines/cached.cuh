@@ -45,10 +45,9 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
   // Residue arithmetic: does level 0 (the rows [0, r(1)) column 0 touches) multiply exactly in FP64?
   static constexpr bool level_zero_exact() {
-    const std::uint64_t column_zero = base::ordered_masks.rows[0];
-    double bound = 1;
-    for (int i = 0; column_zero != 0 && i <= detail::highest_bit(column_zero); ++i) bound *= base::data.x_bound[i];
-    return bound < detail::modular_exact_limit;
+    int staircase[max_ryser_n + 1]{};
+    detail::staircase_rows(base::ordered_masks, staircase);
+    return detail::rows_bound<base>(0, staircase[1]) < detail::modular_exact_limit;
   }
   // The largest static block. Double: 2^6. 128 bits (four registers and many instructions a
   // product): 2^3 (measured: n = 24, p = 0.5, b = 6 spilled 5 KB at 255 registers). Residues: 2^6
@@ -80,11 +79,9 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
       return 0;
     } else {
       int c = 0;
-      double bound = 1;  // Π_{i<r(c)} R_i
-      for (int m = 1; m <= b; ++m) {
-        for (int i = layout.level_rows[m - 1]; i < layout.level_rows[m]; ++i) bound *= base::data.x_bound[i];
-        if (static_cast<double>(std::uint64_t{1} << (m - 1)) * bound >= detail::modular_exact_limit) break;
-        c = m;
+      while (c < b && static_cast<double>(std::uint64_t{1} << c) * detail::rows_bound<base>(0, layout.level_rows[c + 1]) <
+                          detail::modular_exact_limit) {
+        ++c;
       }
       return c;
     }
@@ -125,12 +122,17 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const r
   }
 }
 
+// Π x over level J's rows [r(J), r(J + 1)) in plain FP64: exact for the levels below c.
+template <class Plan, int J>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE double exact_level(const register_x<Plan>& reg) {
+  return exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>([&](auto i) { return reg[decltype(i)::value]; });
+}
+
 // Residue arithmetic's exact levels e[J], .., e[Low] (e[j] = Π x[r(j), r(c)), exact in FP64), from
 // e[J + 1] (1 for J = c − 1): after a flip of column J < c.
 template <class Plan, int J, int Low = 0>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_exact_levels(const register_x<Plan>& reg, exact_level_values<Plan>& e) {
-  const double level = exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(
-      [&](auto i) { return reg[decltype(i)::value]; });
+  const double level = exact_level<Plan, J>(reg);
   if constexpr (J + 1 < Plan::exact_levels) {
     e[J] = e[J + 1] * level;
   } else {
@@ -237,10 +239,9 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pair(register_x<
   static_assert(Plan::exact_levels >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
   static_flip<Plan, First + T>(reg, odd_block);
   rebuild_exact_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(T)), 1>(reg, e);
-  const auto at = [&](auto i) { return reg[decltype(i)::value]; };
-  const double even = exact_rows_product<Plan, 0, cached_level<Plan, 1>::rows>(at);
+  const double even = exact_level<Plan, 0>(reg);
   static_flip<Plan, First + T + 1>(reg, odd_block);
-  const double odd = exact_rows_product<Plan, 0, cached_level<Plan, 1>::rows>(at);
+  const double odd = exact_level<Plan, 0>(reg);
   half[T < (1 << (Plan::exact_levels - 1)) ? 0 : 1] += e[1] * (even - odd);
 }
 
