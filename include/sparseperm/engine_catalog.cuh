@@ -30,7 +30,7 @@ struct engine_description {
 inline constexpr engine_description all_engines[] = {
     {"gpu-cached", "beyond the paper: a program generated for the matrix, Gray blocks unrolled at compile time, partial products cached",
      max_ryser_n, engine_kind::gpu_generated},
-    {"gpu-hybrid", "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers",
+    {"gpu-hybrid", "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers; Gray blocks unrolled",
      max_ryser_n, engine_kind::gpu_generated},
     {"gpu-purereg", "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers", max_ryser_n,
      engine_kind::gpu_generated},

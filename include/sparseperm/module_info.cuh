@@ -42,7 +42,7 @@ struct module_info {
   std::int32_t global_rows = 0;       // Hybrid: rows of x in global memory per thread
   std::int32_t register_rows = 0;     // rows of x in registers
   std::int32_t register_columns = 0;  // Hybrid: columns that touch register rows only
-  std::int32_t static_bits = 0;       // gpu-cached: b, the Gray bits unrolled at compile time
+  std::int32_t static_bits = 0;       // the Gray bits unrolled at compile time (gpu-cached's b, the others' u)
   double start_value = 0;             // the step-0 term Π x_0 (double arithmetic)
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
@@ -61,13 +61,20 @@ inline __int128 exact_start_term(const module_info& info) {
 }
 #endif
 
+// The Gray loop: static blocks of 2^static_bits steps, or one switch a step.
+inline std::string gray_loop_text(int static_bits) {
+  return static_bits > 0 ? "Gray blocks of 2^" + std::to_string(static_bits) + " steps unrolled at compile time" : "one switch a Gray step";
+}
+
 // The plan line of a generated engine's result (the arithmetic is appended by the caller), the same
 // whether the kernel was compiled into the program (permanent.cuh) or loaded as a module.
-inline std::string purereg_plan_text() { return "columns by ascending degree; x in registers"; }
 
-inline std::string hybrid_plan_text(int register_rows, int register_columns) {
+inline std::string purereg_plan_text(int static_bits) { return "columns by ascending degree; x in registers; " + gray_loop_text(static_bits); }
+
+inline std::string hybrid_plan_text(int register_rows, int register_columns, int static_bits) {
   return "permanent ordering (Algorithm 3); " + std::to_string(register_rows) + " rows of x in registers, columns 1.." +
-         std::to_string(register_columns) + " register-only, the global rows' product cached";
+         std::to_string(register_columns) + " register-only, the global rows' product cached; " + gray_loop_text(static_bits) +
+         ", products along the staircase";
 }
 
 inline std::string cached_plan_text(int static_bits, int register_rows, int n) {
@@ -84,8 +91,8 @@ inline std::string cpu_cached_plan_text(int static_bits) {
 inline std::string generated_plan_text(const module_info& info) {
   return info.engine == 3   ? cpu_cached_plan_text(info.static_bits)
          : info.engine == 2   ? cached_plan_text(info.static_bits, info.register_rows, info.n)
-         : info.engine == 1 ? hybrid_plan_text(info.register_rows, info.register_columns)
-                            : purereg_plan_text();
+         : info.engine == 1 ? hybrid_plan_text(info.register_rows, info.register_columns, info.static_bits)
+                            : purereg_plan_text(info.static_bits);
 }
 
 }  // namespace sparseperm

@@ -210,6 +210,17 @@ SPARSEPERM_HOST_DEVICE constexpr void staircase_rows(const column_masks& ordered
   }
 }
 
+// The same as a value, for a plan's constants.
+struct staircase {
+  int rows[max_ryser_n + 1]{};
+};
+
+SPARSEPERM_HOST_DEVICE constexpr staircase staircase_of(const column_masks& ordered) {
+  staircase s;
+  staircase_rows(ordered, s.rows);
+  return s;
+}
+
 // The register estimate: k rows of x, b + 1 cached levels, the rest.
 SPARSEPERM_HOST_DEVICE constexpr int cached_registers(const cached_options& options, int b, int k) {
   return options.registers_per_value * (k + b + 1) + options.base_registers;

@@ -1,6 +1,8 @@
 // The generated engines' per-thread loops (purereg_steps, hybrid_steps, cached_steps), run on the
 // host exactly as GPU threads run them: Algorithm 2's launches and aligned chunks, one accumulator per
-// thread kept across launches, global rows strided by the thread count. gpu-cached runs with its
+// thread kept across launches, global rows strided by the thread count. gpu-purereg and gpu-hybrid
+// run with their largest static Gray blocks and forced ones (none, 2 steps, and Hybrid's 4 steps,
+// the first with step pairs); gpu-cached runs with its
 // cost model's layout and with forced ones: b = 0 (no static block), 1, 3 with the fewest register
 // rows, and 6 (clamped to n − 1 on small matrices); chunks of 2 steps (no whole block: every step
 // on the run-time path) and of 1024. cpu-cached runs as the library's permanent_cpu_cached<M> and
@@ -137,7 +139,9 @@ void check_residues(const sp::sparse_matrix& runtime, residue_shapes& shapes) {
   CAPTURE(cached::exact_levels);
   CAPTURE(wide::exact_levels);
   check(run_purereg<sp::purereg_plan<M, res>>(8));
+  check(run_purereg<sp::purereg_plan<M, more, 0>>(8));
   check(run_hybrid<sp::hybrid_plan<M, more>>(8));
+  check(run_hybrid<sp::hybrid_plan<M, res, 1>>(1));
   check(run_cached<cached>(1, 1024));
   check(run_cached<wide>(3, 1024));
   check(run_cached<narrow>(8, 2));
@@ -170,9 +174,17 @@ struct check_matrix {
     CAPTURE(runtime.n());
     CAPTURE(hybrid::k);
     CAPTURE(hybrid::c);
+    CAPTURE(pure::u);
+    CAPTURE(hybrid::u);
     for (std::uint64_t threads : {1, 8}) {
       const auto a = run_purereg<pure>(threads);
       const auto b = run_hybrid<hybrid>(threads);
+      // forced static Gray blocks: none (the per-step loop), 2 steps, 4 steps (Hybrid's first pairs)
+      const auto a0 = run_purereg<sp::purereg_plan<M, arith, 0>>(threads);
+      const auto a1 = run_purereg<sp::purereg_plan<M, arith, 1>>(threads);
+      const auto b0 = run_hybrid<sp::hybrid_plan<M, arith, 0>>(threads);
+      const auto b1 = run_hybrid<sp::hybrid_plan<M, arith, 1>>(threads);
+      const auto b2 = run_hybrid<sp::hybrid_plan<M, arith, 2>>(threads);
       const std::uint64_t min_chunk = threads == 1 ? 1024 : 2;
       const auto c0 = run_cached<sp::cached_plan<M, arith>>(threads, min_chunk);
       const auto c1 = run_cached<sp::cached_plan<M, arith, 0>>(threads, min_chunk);
@@ -185,7 +197,7 @@ struct check_matrix {
       CHECK(h0.engine == "cpu-cached");
       const auto h1 = run_host<sp::cpu_cached_plan<M, arith, 1>>(host_threads);
       const auto h2 = run_host<sp::cpu_cached_plan<M, arith, 3>>(host_threads);
-      for (const auto* r : {&a, &b, &c0, &c1, &c2, &c3, &c4, &h0, &h1, &h2}) {
+      for (const auto* r : {&a, &a0, &a1, &b, &b0, &b1, &b2, &c0, &c1, &c2, &c3, &c4, &h0, &h1, &h2}) {
         if (arith::exact) {
           REQUIRE(reference.exact);
           CHECK(r->exact);

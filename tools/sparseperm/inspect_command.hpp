@@ -114,6 +114,9 @@ inline int run_inspect(int argc, char** argv) {
     }
     std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
                 partition.registers_per_thread, partition.threads_per_sm);
+    const int hybrid_bits = sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
+    std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (double; exact arithmetic 2^3 or 2^2)\n",
+                hybrid_bits, 1 << hybrid_bits);
 
     const cached_options cached;
     const cached_layout layout = plan_cached_layout(ordered, cached);

@@ -167,14 +167,15 @@ struct block_partial<sign_split_sum<compensated_sum>> {
   }
 };
 
-// The generated engines' run-time step loops likewise: loop(add, flush) calls add(term, odd) for
-// each step and flush() where a run of plain additions may end; compensated sums take the terms
-// plainly and absorb them with one TwoSum at each flush, other sums add each term and ignore flush.
-// No flush has a branch of its own: gpu-hybrid flushes where it reloads its cached global product (a
-// column above c flips: runs of 2^(c+1) steps), gpu-purereg in the switch's cases for the columns
-// ≥ purereg_run_bits; both keep the compensated total in global memory (module.cuh). Measured on the
-// H100, n = 40, p = 0.1: gpu-hybrid compensated 1.28x double with a branch every 64 steps, 1.04x with
-// the flush at the reload, 1.01x with the total in memory too (72 registers instead of 80).
+// The generated engines' step loops likewise: loop(acc, flush) adds each step's term to `acc` (its
+// add_signed or add_factored) and calls flush() where a run of plain additions may end; for
+// compensated sums acc is a plain partial absorbed with one TwoSum at each flush, for other sums the
+// sum itself (flush does nothing). No flush has a branch of its own: gpu-hybrid flushes where it
+// reloads its cached global product (a column above c flips: runs of 2^(c+1) steps), gpu-purereg in
+// the switch's cases for the columns ≥ purereg_run_bits; both keep the compensated total in global
+// memory (module.cuh). Measured on the H100, n = 40, p = 0.1: gpu-hybrid compensated 1.28x double
+// with a branch every 64 steps, 1.04x with the flush at the reload, 1.01x with the total in memory
+// too (72 registers instead of 80).
 inline constexpr int purereg_run_bits = 6;
 
 template <class Sum, class Loop>
@@ -182,14 +183,13 @@ SPARSEPERM_HOST_DEVICE void with_run_sums(Sum& sum, Loop loop) {
   using partial = block_partial<Sum>;
   if constexpr (partial::separate) {
     typename partial::type part;
-    loop([&](auto term, bool odd) { part.add_signed(term, odd); },
-         [&] {
-           partial::absorb(sum, part);
-           part = {};
-         });
+    loop(part, [&] {
+      partial::absorb(sum, part);
+      part = {};
+    });
     partial::absorb(sum, part);
   } else {
-    loop([&](auto term, bool odd) { sum.add_signed(term, odd); }, [] {});
+    loop(sum, [] {});
   }
 }
 

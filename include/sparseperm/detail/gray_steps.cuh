@@ -10,6 +10,12 @@
 // P = C); that step, and any other g no run covers, takes the 64-bit path. The plain 64-bit loop
 // spent about 20 instructions a step on ctz, shifts and compares of 64-bit words (H100 SASS, n = 40
 // generated kernels): more than the FP64 work of a sparse step.
+//
+// Static Gray blocks (for_each_gray_block): Algorithm 2's chunks are aligned, so a block of B = 2^Bits
+// steps [q·B, (q + 1)·B) flips column Bits + ctz(q) at its step 0 and column ctz(s) < Bits at its step
+// s = 1..B − 1, in a direction known at compile time but for s = B/2 (bit Bits of g, the block's
+// parity). The generated engines unroll steps 1..B − 1, with no ctz, no switch and no branch; only
+// step 0 is picked at run time.
 #include <cstdint>
 
 #include "../config.cuh"
@@ -37,6 +43,41 @@ SPARSEPERM_HOST_DEVICE inline void for_each_gray_step(std::uint64_t first, std::
     if (g < end) {  // the step at l = P: its column may lie above the run's bits
       const int column = trailing_zeros(g);
       body(column, ((g >> (column + 1)) & 1u) == 0, (g & 1u) != 0);
+      ++g;
+    }
+  }
+}
+
+// The sign of the update at step S (1 ≤ S < 2^Bits) of a static block: +1 for an inclusion.
+template <int Bits, int S, class Value>
+SPARSEPERM_HOST_DEVICE inline constexpr Value static_step_sign([[maybe_unused]] bool odd_block) {
+  static_assert(S >= 1 && S < (1 << Bits), "static_step_sign: a step 1..2^Bits − 1 of a block");
+  constexpr int column = trailing_zeros(static_cast<std::uint64_t>(S));
+  if constexpr (column == Bits - 1) {
+    return odd_block ? Value{-1} : Value{1};
+  } else {
+    return ((S >> (column + 1)) & 1) == 0 ? Value{1} : Value{-1};
+  }
+}
+
+// Every step of [first, end) (first ≥ 1): block(odd_block) for steps 1..2^Bits − 1 of each whole
+// block, step(column, inclusion, odd) for the others (the blocks' steps 0, and ranges that do not
+// start on a block). Bits = 0: for_each_gray_step.
+template <int Bits, class Block, class Step>
+SPARSEPERM_HOST_DEVICE inline void for_each_gray_block(std::uint64_t first, std::uint64_t end, Block&& block, Step&& step) {
+  if constexpr (Bits == 0) {
+    for_each_gray_step(first, end, step);
+  } else {
+    constexpr std::uint64_t size = std::uint64_t{1} << Bits;
+    std::uint64_t g = first;
+    while (g < end) {
+      if ((g & (size - 1)) == 1 && end - g >= size - 1) {
+        block(((g >> Bits) & 1u) != 0);
+        g += size - 1;
+        continue;
+      }
+      const int column = trailing_zeros(g);
+      step(column, ((g >> (column + 1)) & 1u) == 0, (g & 1u) != 0);
       ++g;
     }
   }

@@ -41,12 +41,14 @@ struct module_definition {
       i.global_rows = plan::global_rows;
       i.register_rows = plan::k;
       i.register_columns = plan::c + 1;
+      i.static_bits = plan::u;
     } else if constexpr (cached || on_host) {
       i.global_rows = plan::global_rows;
       i.register_rows = plan::k;
       i.static_bits = plan::b;
     } else {
       i.register_rows = plan::n;
+      i.static_bits = plan::u;
     }
     if constexpr (is_residue_arithmetic<arithmetic>) {
       i.primes = arithmetic::primes;

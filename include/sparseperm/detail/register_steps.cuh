@@ -4,6 +4,8 @@
 // registers.
 #include "../config.cuh"
 #include "../ryser_plan.cuh"
+#include "bits.cuh"
+#include "gray_steps.cuh"
 #include "residue_products.cuh"
 #include "unroll.cuh"
 
@@ -27,6 +29,36 @@ template <class Plan, int J, int K>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
   using column = plan_column<Plan, J>;
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
+}
+
+// The Gray bits gpu-purereg and gpu-hybrid unroll (blocks of 2^bits steps): at most `allowed` (the
+// columns whose rows are all in registers), n − 1 and, forced ≥ 0, `forced`. Double: 2^6 steps.
+// Exact arithmetic's steps are several times longer (four registers a 128-bit product; K residues):
+// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner).
+template <class Arith>
+constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
+  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : 6;
+  if (forced >= 0 && forced < bits) bits = forced;
+  if (allowed < bits) bits = allowed;
+  if (n - 1 < bits) bits = n - 1;
+  return bits > 0 ? bits : 0;
+}
+
+// Step S's flip (1 ≤ S < 2^Bits) of a static Gray block (gray_steps.cuh): column ctz(S), on rows
+// held in `x`, its direction a constant but for S = 2^(Bits−1).
+template <class Plan, int Bits, int S, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
+  flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(x, static_step_sign<Bits, S, typename Plan::value>(odd_block));
+}
+
+// Steps 1..2^Bits − 1 of a static Gray block whose columns touch rows held in `x` only, fully
+// unrolled: each flips its column, then on_step(integral_constant S) adds its term (sign (−1)^S).
+template <class Plan, int Bits, int K, class OnStep>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(typename Plan::value (&x)[K], bool odd_block, OnStep&& on_step) {
+  static_for<1, (1 << Bits)>([&](auto s) {
+    static_flip<Plan, Bits, decltype(s)::value>(x, odd_block);
+    on_step(s);
+  });
 }
 
 // Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent

@@ -26,6 +26,7 @@
 #include "../config.cuh"
 #include "../detail/accumulators.cuh"
 #include "../detail/bits.cuh"
+#include "../detail/gray_steps.cuh"
 #include "../detail/register_steps.cuh"
 #include "../detail/residue_products.cuh"
 #include "../detail/ryser_thread.cuh"
@@ -170,24 +171,11 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product curr
   }
 }
 
-// Step S's flip (1 ≤ S < B): column ctz(S), its direction a constant but for S = B/2, whose
-// direction is bit b of g, the block's parity.
-template <class Plan, int S>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(register_x<Plan>& reg, bool odd_block) {
-  using value = typename Plan::value;
-  constexpr int j = trailing_zeros(static_cast<std::uint64_t>(S));
-  if constexpr (j == Plan::b - 1) {
-    flip_registers<Plan, j>(reg, odd_block ? value{-1} : value{1});
-  } else {
-    flip_registers<Plan, j>(reg, ((S >> (j + 1)) & 1) == 0 ? value{1} : value{-1});
-  }
-}
-
 // Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
 template <class Plan, int S, class Sum>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
                                                                       bool odd_block, Sum& sum) {
-  static_flip<Plan, S>(reg, odd_block);
+  static_flip<Plan, Plan::b, S>(reg, odd_block);
   rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(reg, q);
   sum.add_signed(q[0], (S & 1) != 0);
 }
@@ -200,10 +188,10 @@ template <class Plan, int S, class Sum>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pair(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
                                                                       bool odd_block, Sum& sum) {
   static_assert(S % 2 == 0 && S >= 2 && Plan::b >= 2, "static_pair: an even step S of a block of at least 4 steps");
-  static_flip<Plan, S>(reg, odd_block);
+  static_flip<Plan, Plan::b, S>(reg, odd_block);
   rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S)), 1>(reg, q);
   const auto even = level_zero<Plan>(reg);
-  static_flip<Plan, S + 1>(reg, odd_block);
+  static_flip<Plan, Plan::b, S + 1>(reg, odd_block);
   const auto odd = level_zero<Plan>(reg);
   sum.add_factored(q[1], even - odd, std::fabs(even) + std::fabs(odd));
 }
@@ -237,10 +225,10 @@ template <class Plan, int First, int T>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pair(register_x<Plan>& reg, exact_level_values<Plan>& e, bool odd_block,
                                                                      double (&half)[2]) {
   static_assert(Plan::exact_levels >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
-  static_flip<Plan, First + T>(reg, odd_block);
+  static_flip<Plan, Plan::b, First + T>(reg, odd_block);
   rebuild_exact_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(T)), 1>(reg, e);
   const double even = exact_level<Plan, 0>(reg);
-  static_flip<Plan, First + T + 1>(reg, odd_block);
+  static_flip<Plan, Plan::b, First + T + 1>(reg, odd_block);
   const double odd = exact_level<Plan, 0>(reg);
   half[T < (1 << (Plan::exact_levels - 1)) ? 0 : 1] += e[1] * (even - odd);
 }
@@ -260,12 +248,12 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_sub_block(regi
   constexpr int first = U << c;
   double half[2] = {0, 0};  // the terms of steps [first, first + 2^(c−1)) and of the rest
   if constexpr (U > 0) {
-    static_flip<Plan, first>(reg, odd_block);
+    static_flip<Plan, Plan::b, first>(reg, odd_block);
     rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(first)), c>(reg, q);
     rebuild_exact_levels<Plan, c - 1>(reg, e);
     half[0] = e[0];
   }
-  static_flip<Plan, first + 1>(reg, odd_block);
+  static_flip<Plan, Plan::b, first + 1>(reg, odd_block);
   rebuild_exact_levels<Plan, 0>(reg, e);
   half[c == 1 ? 1 : 0] -= e[0];
   if constexpr (c >= 2) exact_pairs<Plan, first>(reg, e, odd_block, half, std::make_integer_sequence<int, (1 << (c - 1)) - 1>{});
@@ -304,7 +292,6 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
   constexpr int n = Plan::n;
   constexpr int k = Plan::k;
   constexpr int b = Plan::b;
-  constexpr std::uint64_t block = Plan::block;
   using value = typename Plan::value;
   using product = typename Plan::product;
   value reg[k > 0 ? k : 1];
@@ -312,31 +299,26 @@ SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end,
   product q[b + 1];
   detail::exact_level_values<Plan> e;
   detail::rebuild_all_levels<Plan>(reg, gx, stride, q, e);
-  std::uint64_t g = first;
-  while (g < end) {
-    if constexpr (block > 1) {
-      if ((g & (block - 1)) == 1 && end - g >= block - 1) {  // steps 1..B−1 of a block
+  detail::for_each_gray_block<b>(
+      first, end,
+      [&](bool odd_block) {  // steps 1..B−1 of a block
         using partial = detail::block_partial<Sum>;
         if constexpr (Plan::exact_levels > 0) {
-          detail::residue_block<Plan>(reg, q, e, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, (1 << (b - Plan::exact_levels))>{});
+          detail::residue_block<Plan>(reg, q, e, odd_block, sum, std::make_integer_sequence<int, (1 << (b - Plan::exact_levels))>{});
         } else if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
           typename partial::type part;
-          detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, part, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+          detail::static_block<Plan>(reg, q, odd_block, part, std::make_integer_sequence<int, (1 << b) - 1>{});
           partial::absorb(sum, part);
         } else {
-          detail::static_block<Plan>(reg, q, ((g >> b) & 1u) != 0, sum, std::make_integer_sequence<int, static_cast<int>(block) - 1>{});
+          detail::static_block<Plan>(reg, q, odd_block, sum, std::make_integer_sequence<int, (1 << b) - 1>{});
         }
-        g += block - 1;
-        continue;
-      }
-    }
-    const int j = detail::trailing_zeros(g);
-    const value sign = ((g >> (j + 1)) & 1u) == 0 ? value{1} : value{-1};
-    detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
-    detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q, e);
-    sum.add_signed(detail::current_term<Plan>(q, e), (g & 1u) != 0);
-    ++g;
-  }
+      },
+      [&](int j, bool inclusion, bool odd) {
+        const value sign = inclusion ? value{1} : value{-1};
+        detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
+        detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q, e);
+        sum.add_signed(detail::current_term<Plan>(q, e), odd);
+      });
 }
 
 }  // namespace sparseperm

@@ -8,6 +8,10 @@
 // (Algorithm 2), so all lanes of a warp take the same column at the same step; the column's code is
 // picked by a `switch` (static_dispatch), uniform across the warp.
 //
+// It stays the paper's kernel, the baseline gpu-hybrid is measured against: one switch a step (u = 0).
+// purereg_plan<M, Arith, u> with u > 0 runs the Gray code in static blocks of 2^u steps as gpu-hybrid
+// does (gray_steps.cuh); the tests run it, and the README measures what it would give PureReg.
+//
 // purereg_steps is the whole per-thread loop, callable on the host too (the tests run it there).
 #include <cstdint>
 
@@ -24,8 +28,13 @@
 
 namespace sparseperm {
 
-template <CompileTimeMatrix M, class Arith>
-using purereg_plan = ryser_plan<M, Arith, degree_order>;
+// StaticBits: u, the static blocks' Gray bits (clamped to what is valid; −1: the largest,
+// unrolled_gray_bits), at most purereg_run_bits (a compensated run ends only on a switch step).
+template <CompileTimeMatrix M, class Arith, int StaticBits = 0>
+struct purereg_plan : ryser_plan<M, Arith, degree_order> {
+  using base = ryser_plan<M, Arith, degree_order>;
+  static constexpr int u = detail::unrolled_gray_bits<Arith>(base::n, detail::purereg_run_bits, StaticBits);
+};
 
 // Adds the terms of the steps [first, end) (first ≥ 1) to `sum`.
 template <class Plan, class Sum>
@@ -38,15 +47,22 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::static_for<0, n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value>(x, value{1});
   });
-  detail::with_run_sums(sum, [&](auto add, auto flush) {
-    detail::for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
-      const value sign = inclusion ? value{1} : value{-1};
-      detail::static_dispatch<n - 1>(j, [&](auto column) {
-        detail::flip_registers<Plan, decltype(column)::value>(x, sign);
-        if constexpr (decltype(column)::value >= detail::purereg_run_bits) flush();
-      });
-      add(detail::register_product<Plan, 0, n>(x), odd);
-    });
+  detail::with_run_sums(sum, [&](auto& acc, auto flush) {
+    detail::for_each_gray_block<Plan::u>(
+        first, end,
+        [&](bool odd_block) {
+          detail::static_register_block<Plan, Plan::u>(x, odd_block, [&](auto s) {
+            acc.add_signed(detail::register_product<Plan, 0, n>(x), (decltype(s)::value & 1) != 0);
+          });
+        },
+        [&](int j, bool inclusion, bool odd) {
+          const value sign = inclusion ? value{1} : value{-1};
+          detail::static_dispatch<n - 1>(j, [&](auto column) {
+            detail::flip_registers<Plan, decltype(column)::value>(x, sign);
+            if constexpr (decltype(column)::value >= detail::purereg_run_bits) flush();
+          });
+          acc.add_signed(detail::register_product<Plan, 0, n>(x), odd);
+        });
   });
 }
 
