@@ -68,7 +68,6 @@ inline std::string gray_loop_text(int static_bits) {
 
 // The plan line of a generated engine's result (the arithmetic is appended by the caller), the same
 // whether the kernel was compiled into the program (permanent.cuh) or loaded as a module.
-
 inline std::string purereg_plan_text(int static_bits) { return "columns by ascending degree; x in registers; " + gray_loop_text(static_bits); }
 
 inline std::string hybrid_plan_text(int register_rows, int register_columns, int static_bits) {

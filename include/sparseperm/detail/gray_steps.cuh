@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "../config.cuh"
+#include "../gray_code.cuh"
 #include "bits.cuh"
 
 namespace sparseperm::detail {
@@ -52,11 +53,10 @@ SPARSEPERM_HOST_DEVICE inline void for_each_gray_step(std::uint64_t first, std::
 template <int Bits, int S, class Value>
 SPARSEPERM_HOST_DEVICE inline constexpr Value static_step_sign([[maybe_unused]] bool odd_block) {
   static_assert(S >= 1 && S < (1 << Bits), "static_step_sign: a step 1..2^Bits − 1 of a block");
-  constexpr int column = trailing_zeros(static_cast<std::uint64_t>(S));
-  if constexpr (column == Bits - 1) {
+  if constexpr (changed_column(S) == Bits - 1) {
     return odd_block ? Value{-1} : Value{1};
   } else {
-    return ((S >> (column + 1)) & 1) == 0 ? Value{1} : Value{-1};
+    return is_inclusion(S) ? Value{1} : Value{-1};  // bit ctz(S) + 1 < Bits: S's own bit, as g's
   }
 }
 

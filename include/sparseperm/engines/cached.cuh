@@ -46,9 +46,7 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
   // Residue arithmetic: does level 0 (the rows [0, r(1)) column 0 touches) multiply exactly in FP64?
   static constexpr bool level_zero_exact() {
-    int staircase[max_ryser_n + 1]{};
-    detail::staircase_rows(base::ordered_masks, staircase);
-    return detail::rows_bound<base>(0, staircase[1]) < detail::modular_exact_limit;
+    return detail::rows_bound<base>(0, detail::staircase_of(base::ordered_masks).rows[1]) < detail::modular_exact_limit;
   }
   // The largest static block. Double: 2^6. 128 bits (four registers and many instructions a
   // product): 2^3 (measured: n = 24, p = 0.5, b = 6 spilled 5 KB at 255 registers). Residues: 2^6
@@ -69,7 +67,6 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
   static constexpr int global_rows = base::n - k;
-  static constexpr std::uint64_t block = std::uint64_t{1} << b;
   static_assert(b >= 0 && b <= 10, "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
   // Residue arithmetic: the levels below c multiply exactly in plain FP64, c the largest ≤ b with
