@@ -142,7 +142,7 @@ TEST_CASE("malformed input names the file and line") {
   CHECK(error_of("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 9007199254740993\n") ==
         "m.mtx:3: integer value '9007199254740993' exceeds 2^53 and cannot be held exactly");
   CHECK(error_of("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 2\n") ==
-        "m.mtx:3: a skew-symmetric matrix has a zero diagonal, but entry (1, 1) is 2");
+        "m.mtx:3: a skew-symmetric matrix has a zero diagonal, but entry (1, 1) is '2'");
   CHECK(error_of("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n") ==
         "m.mtx:5: the file ends after 3 values, but the size on line 2 implies 4");
   CHECK(error_of("%%MatrixMarket matrix array real general\n1 1\n1\n2\n") ==

@@ -5,11 +5,20 @@
 // 1) and symmetry `general`, `symmetric` or `skew-symmetric` (one triangle stored, the other implied).
 // Indices are 1-based. A stored zero is not a nonzero. Anything malformed throws input_error naming
 // the file and line: a bad banner or size line, too few or too many entries, an index out of range,
-// a duplicate (both lines named), a non-numeric, NaN or Inf value, a non-square matrix.
+// a duplicate (both lines named), a non-numeric, NaN or Inf value, a non-square matrix, a NUL byte,
+// more than max_matrix_market_bytes (pipes and devices too: they are read in pieces and stopped).
 // `complex` and `hermitian` are refused until complex values are supported.
+//
+// A `real` value is held as the nearest double. The reader records which rows it rounded and by how
+// much at most (sparse_matrix::input_rounding): 0.1 is not exactly a double, and neither is
+// 9007199254740993, so a matrix holding either is not exact and its error bounds include the change.
 //
 // The writer emits `coordinate integer|real general` with values in %.17g, which reads back to the
 // same doubles.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -22,9 +31,9 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "../detail/decimal_rounding.cuh"
 #include "input_error.cuh"
 #include "sparse_matrix.cuh"
 
@@ -40,6 +49,7 @@ struct matrix_market_file {
   std::string symmetry;
   std::int64_t stored_entries = 0;  // entries listed in the file
   std::int64_t stored_zeros = 0;    // of which zero (not nonzeros)
+  long first_rounded_line = 0;      // the first value not held exactly (0: none; see input_rounding)
 };
 
 // Dimensions above this are refused by the reader itself (engines have smaller limits).
@@ -61,6 +71,8 @@ class matrix_market_parser {
     std::vector<matrix_entry> entries =
         result.format == "coordinate" ? read_coordinate_entries(result) : read_array_entries(result);
     result.matrix = sparse_matrix::from_entries(static_cast<int>(n_), std::move(entries));
+    result.matrix.set_input_rounding(std::move(row_rounding_));
+    result.first_rounded_line = first_rounded_line_;
     return result;
   }
 
@@ -205,14 +217,21 @@ class matrix_market_parser {
     return static_cast<int>(value - 1);
   }
 
-  double parse_value(std::string_view token) const {
+  // A leading '+' is allowed once; from_chars takes a '-' itself, so "+-5" must be refused here.
+  static bool strip_plus(std::string_view& number) {
+    if (number.empty() || number.front() != '+') return true;
+    number.remove_prefix(1);
+    return number.empty() || (number.front() != '-' && number.front() != '+');
+  }
+
+  double parse_value(std::string_view token) {
     if (field_ == "integer") {
       std::string_view digits = token;
-      if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
       std::int64_t value = 0;
+      const bool sign_ok = strip_plus(digits);
       const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (error == std::errc::result_out_of_range) fail("integer value " + quoted(token) + " is out of range");
-      if (error != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
+      if (sign_ok && error == std::errc::result_out_of_range) fail("integer value " + quoted(token) + " is out of range");
+      if (!sign_ok || error != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
         fail("value " + quoted(token) + " is not an integer (the field is 'integer')");
       }
       constexpr std::int64_t limit = std::int64_t{1} << 53;
@@ -222,26 +241,45 @@ class matrix_market_parser {
       return static_cast<double>(value);
     }
     std::string_view number = token;
-    if (!number.empty() && number.front() == '+') number.remove_prefix(1);
     double value = 0;
+    const bool sign_ok = strip_plus(number);
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (error == std::errc::result_out_of_range) {
+    if (sign_ok && error == std::errc::result_out_of_range) {
       fail("value " + quoted(token) + " is out of the range of double precision");
     }
-    if (error != std::errc{} || end != number.data() + number.size() || number.empty()) {
+    if (!sign_ok || error != std::errc{} || end != number.data() + number.size() || number.empty()) {
       fail("value " + quoted(token) + " is not a number");
     }
     if (!std::isfinite(value)) fail("value " + quoted(token) + " is not finite (NaN and Inf are not allowed)");
+    rounding_ = decimal_rounding(number, value);
     return value;
+  }
+
+  // Notes what reading the value of an entry of `row` rounded (parse_value's rounding_).
+  void note_rounding(int row) {
+    if (rounding_ == 0) return;
+    if (row_rounding_.empty()) row_rounding_.assign(static_cast<std::size_t>(n_), 0.0);
+    row_rounding_[static_cast<std::size_t>(row)] = std::max(row_rounding_[static_cast<std::size_t>(row)], rounding_);
+    if (first_rounded_line_ == 0) first_rounded_line_ = line_number_;
+  }
+
+  // The position of an entry: symmetric files store one triangle, so (i, j) and (j, i) are one.
+  std::uint64_t position_key(int row, int column) const {
+    const int low = symmetric_ ? std::min(row, column) : row;
+    const int high = symmetric_ ? std::max(row, column) : column;
+    return static_cast<std::uint64_t>(low) * static_cast<std::uint64_t>(n_) + static_cast<std::uint64_t>(high);
   }
 
   std::vector<matrix_entry> read_coordinate_entries(matrix_market_file& result) {
     const bool pattern = field_ == "pattern";
     const std::size_t fields = pattern ? 2 : 3;
+    const std::size_t data_start = position_;
+    const long data_line = line_number_;
     std::vector<matrix_entry> entries;
-    entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_, 1 << 20)) * (symmetric_ ? 2 : 1));
-    std::unordered_map<std::uint64_t, long> line_of_position;
-    line_of_position.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_, 1 << 20)));
+    const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(declared_, 1 << 20));
+    entries.reserve(expected * (symmetric_ ? 2 : 1));
+    std::vector<std::uint64_t> positions;  // of every stored entry, zeros included: duplicates are found by sorting
+    positions.reserve(expected);
     std::int64_t seen = 0;
     while (next_data_line()) {
       if (seen == declared_) {
@@ -257,21 +295,17 @@ class matrix_market_parser {
       const double value = pattern ? 1.0 : parse_value(tokens_[2]);
       if (skew_ && row == column && value != 0) {
         fail("a skew-symmetric matrix has a zero diagonal, but entry (" + std::to_string(row + 1) + ", " +
-             std::to_string(column + 1) + ") is " + std::string(tokens_[2]));
+             std::to_string(column + 1) + ") is " + quoted(tokens_[2]));
       }
-      // Symmetric files store one triangle: (i, j) and (j, i) are the same position.
-      const int low = symmetric_ ? std::min(row, column) : row;
-      const int high = symmetric_ ? std::max(row, column) : column;
-      const std::uint64_t key = static_cast<std::uint64_t>(low) * static_cast<std::uint64_t>(n_) + high;
-      const auto [slot, fresh] = line_of_position.emplace(key, line_number_);
-      if (!fresh) {
-        fail("duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(column + 1) +
-             "): the same position is already given on line " + std::to_string(slot->second));
-      }
+      positions.push_back(position_key(row, column));
       ++seen;
       if (value == 0) {
         ++result.stored_zeros;
         continue;
+      }
+      if (!pattern) {
+        note_rounding(row);
+        if (symmetric_) note_rounding(column);
       }
       entries.push_back({row, column, value});
       if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
@@ -281,8 +315,31 @@ class matrix_market_parser {
            "the file ends after " + std::to_string(seen) + " entries, but line " + std::to_string(result.size_line) +
                " declares " + std::to_string(declared_));
     }
+    std::sort(positions.begin(), positions.end());
+    if (const auto twin = std::adjacent_find(positions.begin(), positions.end()); twin != positions.end()) {
+      report_duplicate(*twin, data_start, data_line);
+    }
     result.stored_entries = seen;
     return entries;
+  }
+
+  // The first two lines that give `key`'s position (read again: the file's entries are known good).
+  [[noreturn]] void report_duplicate(std::uint64_t key, std::size_t data_start, long data_line) {
+    position_ = data_start;
+    line_number_ = data_line;
+    long first = 0;
+    while (next_data_line()) {
+      const int row = parse_index(tokens_[0], "row");
+      const int column = parse_index(tokens_[1], "column");
+      if (position_key(row, column) != key) continue;
+      if (first == 0) {
+        first = line_number_;
+        continue;
+      }
+      fail("duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(column + 1) +
+           "): the same position is already given on line " + std::to_string(first));
+    }
+    fail(data_line, "duplicate entry");  // not reached: the sort found two
   }
 
   std::vector<matrix_entry> read_array_entries(matrix_market_file& result) {
@@ -301,6 +358,8 @@ class matrix_market_parser {
       if (value == 0) {
         ++result.stored_zeros;
       } else {
+        note_rounding(row);
+        if (symmetric_) note_rounding(column);
         entries.push_back({row, column, value});
         if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
       }
@@ -329,6 +388,9 @@ class matrix_market_parser {
   bool skew_ = false;
   std::int64_t n_ = 0;
   std::int64_t declared_ = 0;
+  double rounding_ = 0;              // of the last value parsed
+  std::vector<double> row_rounding_;  // per row, once a value rounded
+  long first_rounded_line_ = 0;
 };
 
 }  // namespace detail
@@ -338,39 +400,84 @@ inline matrix_market_file parse_matrix_market(std::string_view text, const std::
   return detail::matrix_market_parser(text, name).parse();
 }
 
-inline matrix_market_file read_matrix_market(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw input_error(path, 0, "cannot open: no such file");
-  if (std::filesystem::is_directory(status)) throw input_error(path, 0, "cannot read: it is a directory");
-  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (!ec && bytes > max_matrix_market_bytes) {
-    throw input_error(path, 0, "cannot read: the file has " + std::to_string(bytes) + " bytes, more than the limit of " +
+namespace detail {
+
+// The whole text of `path`, read in pieces: a regular file, a pipe or a device alike stop at
+// max_matrix_market_bytes, and a NUL byte (not a text file: /dev/zero) stops the read where it is.
+inline std::string read_matrix_market_text(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw input_error(path, 0, errno == ENOENT ? std::string("cannot open: no such file") : "cannot open: " + std::string(std::strerror(errno)));
+  }
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } close_at_exit{fd};
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) throw input_error(path, 0, "cannot read: " + std::string(std::strerror(errno)));
+  if (S_ISDIR(status.st_mode)) throw input_error(path, 0, "cannot read: it is a directory");
+  if (S_ISREG(status.st_mode) && static_cast<std::uintmax_t>(status.st_size) > max_matrix_market_bytes) {
+    throw input_error(path, 0, "cannot read: the file has " + std::to_string(status.st_size) + " bytes, more than the limit of " +
                                    std::to_string(max_matrix_market_bytes));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw input_error(path, 0, std::string("cannot read: ") + std::strerror(errno));
-  const std::string text = std::move(buffer).str();
-  return parse_matrix_market(text, path);
+  std::string text;
+  if (S_ISREG(status.st_mode)) text.reserve(static_cast<std::size_t>(status.st_size));
+  long lines = 1;
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  for (;;) {
+    const std::size_t before = text.size();
+    if (before >= max_matrix_market_bytes + 1) {
+      throw input_error(path, 0, "cannot read: more than the limit of " + std::to_string(max_matrix_market_bytes) + " bytes");
+    }
+    text.resize(before + std::min<std::size_t>(piece, max_matrix_market_bytes + 1 - before));
+    const ssize_t got = ::read(fd, text.data() + before, text.size() - before);
+    if (got < 0) {
+      if (errno == EINTR) {
+        text.resize(before);
+        continue;
+      }
+      throw input_error(path, 0, "cannot read: " + std::string(std::strerror(errno)));
+    }
+    text.resize(before + static_cast<std::size_t>(got));
+    if (got == 0) break;
+    const std::string_view fresh(text.data() + before, static_cast<std::size_t>(got));
+    if (const auto nul = fresh.find('\0'); nul != std::string_view::npos) {
+      lines += static_cast<long>(std::count(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+      throw input_error(path, lines, "the line contains a NUL byte: not a text file");
+    }
+    lines += static_cast<long>(std::count(fresh.begin(), fresh.end(), '\n'));
+  }
+  return text;
+}
+
+}  // namespace detail
+
+inline matrix_market_file read_matrix_market(const std::string& path) {
+  try {
+    const std::string text = detail::read_matrix_market_text(path);
+    return parse_matrix_market(text, path);
+  } catch (const std::bad_alloc&) {
+    throw input_error(path, 0, "out of memory while reading the matrix");
+  }
 }
 
 // Matrix Market text of the matrix: coordinate, general, 'integer' when every value is an integer,
-// 'real' (in %.17g: exact round trip) otherwise. `comment` lines are prefixed with '%'.
+// 'real' otherwise, each value as its exact decimal expansion (%.767g: every double has one of at most
+// 767 significant digits; 0.1's double is 0.1000000000000000055511151231257827021181583404541015625),
+// so that reading it back rounds nothing and the file says exactly which matrix was meant. `comment`
+// lines are prefixed with '%'.
 inline std::string to_matrix_market(const sparse_matrix& matrix, const std::string& comment = "") {
   const bool integer = matrix.has_integer_values();
   std::string out = std::string("%%MatrixMarket matrix coordinate ") + (integer ? "integer" : "real") + " general\n";
   std::istringstream lines(comment);
   for (std::string line; std::getline(lines, line);) out += "% " + line + "\n";
   out += std::to_string(matrix.n()) + " " + std::to_string(matrix.n()) + " " + std::to_string(matrix.nnz()) + "\n";
-  char buffer[64];
+  char buffer[900];
   for (const matrix_entry& e : matrix.entries()) {
     if (integer) {
       std::snprintf(buffer, sizeof buffer, "%d %d %lld\n", e.row + 1, e.column + 1, static_cast<long long>(e.value));
     } else {
-      std::snprintf(buffer, sizeof buffer, "%d %d %.17g\n", e.row + 1, e.column + 1, e.value);
+      std::snprintf(buffer, sizeof buffer, "%d %d %.767g\n", e.row + 1, e.column + 1, e.value);
     }
     out += buffer;
   }

@@ -116,8 +116,21 @@ class sparse_matrix {
     return order;
   }
 
-  // Every value is an integer of magnitude ≤ 2^53 (0/1 graphs, small-integer matrices).
-  bool has_integer_values() const noexcept { return integer_values_; }
+  // Every value is an integer of magnitude ≤ 2^53 (0/1 graphs, small-integer matrices), held as
+  // written: a file's value that was rounded on reading makes the matrix not an integer one.
+  bool has_integer_values() const noexcept { return integer_values_ && input_rounding_.empty(); }
+
+  // What reading rounded: per row, a bound on the relative change |â − a|/|a| of its values (a the
+  // value written in the file, â the double held); empty when every value was held exactly. Results
+  // that are not exact add what it can change (compute.cuh); matrices made in code hold their
+  // doubles exactly.
+  const std::vector<double>& input_rounding() const noexcept { return input_rounding_; }
+  void set_input_rounding(std::vector<double> per_row) {
+    if (!per_row.empty() && per_row.size() != static_cast<std::size_t>(n_)) {
+      throw std::invalid_argument("sparse_matrix::set_input_rounding: one bound per row");
+    }
+    input_rounding_ = std::move(per_row);
+  }
 
   // Entries in column-major order.
   std::vector<matrix_entry> entries() const {
@@ -170,7 +183,10 @@ class sparse_matrix {
     return result;
   }
 
-  friend bool operator==(const sparse_matrix&, const sparse_matrix&) = default;
+  // The same matrix: dimension, pattern and values (not what reading rounded on the way).
+  friend bool operator==(const sparse_matrix& a, const sparse_matrix& b) {
+    return a.n_ == b.n_ && a.column_start_ == b.column_start_ && a.column_rows_ == b.column_rows_ && a.column_values_ == b.column_values_;
+  }
 
  private:
   std::size_t column_size(int j) const { return static_cast<std::size_t>(column_start_[j + 1] - column_start_[j]); }
@@ -193,6 +209,7 @@ class sparse_matrix {
   std::vector<int> row_columns_;
   std::vector<double> row_values_;
   bool integer_values_ = true;
+  std::vector<double> input_rounding_;
 };
 
 }  // namespace sparseperm
