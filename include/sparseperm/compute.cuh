@@ -10,15 +10,19 @@
 // gpu-hybrid through the pipeline (a kernel generated and compiled for the matrix), which also needs
 // nvcc at run time. `auto` follows
 // the planner (planner.cuh): fine blocks, degree reductions, the cheapest engine for each block.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "detail/big_integer.cuh"
+#include "detail/error_bound.cuh"
 #include "detail/product_bound.cuh"
+#include "detail/scaled_double.cuh"
 #include "detail/runtime_arithmetic.cuh"
 #include "engine_catalog.cuh"
 #include "engine_error.cuh"
@@ -111,6 +115,12 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
   if (options.precision == precision::exact) {  // refused before any compiling or running
     if (const auto why = detail::exact_refusal(matrix, name)) throw engine_error(engine_error::kind::refused, *why);
   }
+  if (name != "dp" && name != "reference") {  // the Ryser engines round values to row grids (error_bound.cuh)
+    if (const auto why = detail::ryser_bound_refusal(matrix)) {
+      throw engine_error(engine_error::kind::refused, "engine '" + name + "' cannot certify a result for this matrix (" + *why +
+                                                          "); dp and reference can");
+    }
+  }
   permanent_result result;
   if (name == "cpu-sparse") {
     result = permanent_cpu_sparse(matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
@@ -154,8 +164,8 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   }
   bool exact = plan.integer;
   detail::big_integer exact_value = plan.factor;
-  double value = plan.factor_value;
-  detail::product_bound bound(plan.n);  // the floating product's error bound (product_bound.cuh)
+  detail::scaled_double value = plan.factor_value;  // scaled: blocks of tiny or huge permanents multiply safely
+  detail::product_bound bound(plan.n);              // the floating product's error bound (product_bound.cuh)
   for (const auto& block : plan.blocks) {
     // exact on a block a Ryser engine cannot hold (entries beyond residues): dp, which holds any
     const bool dp = block.engine == "dp" ||
@@ -176,10 +186,41 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
     result.permanent = exact_value.to_decimal();
     result.value = exact_value.to_double();
   } else {
-    set_floating_value(result, value);
-    set_error_bound(result, bound.of(plan.factor_value, value));
+    if (value.overflows()) {
+      throw engine_error(engine_error::kind::overflow, "the permanent is not finite in double precision (about 2^" +
+                                                           std::to_string(value.exponent()) + ", beyond its range)");
+    }
+    set_floating_value(result, value.to_double());
+    set_error_bound(result, (bound.of(plan.factor_value, value) + value.conversion_error_up()) * detail::bound_margin);
   }
   return result;
+}
+
+// A floating result of a matrix read from a file whose values were rounded on reading
+// (sparse_matrix::input_rounding): the bound grows by what that rounding can change, so that it
+// holds for the matrix the file wrote, as the row grids' change does for the matrix held
+// (detail/error_bound.cuh: |perm(Â) − perm(A)| ≤ (Π(1 + ρ_i) − 1)·perm(|A|)).
+inline void add_input_rounding(permanent_result& result, const sparse_matrix& matrix) {
+  if (result.exact || !result.error_bound || matrix.input_rounding().empty()) return;
+  const int n = matrix.n();
+  const std::vector<double>& rho = matrix.input_rounding();
+  // the sums bound the file's |a_ij| ≤ |â_ij| / (1 − ρ), not only the doubles held
+  const double widen = detail::bound_margin / (1 - *std::max_element(rho.begin(), rho.end()));
+  detail::grid_rounding_builder facts;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    bool negative = false;
+    for (const double v : matrix.row_values(i)) sum += std::fabs(v), negative = negative || v < 0;
+    facts.row(rho[static_cast<std::size_t>(i)], sum * widen, negative);
+  }
+  for (int j = 0; j < n; ++j) {
+    double sum = 0;
+    for (const double v : matrix.column_values(j)) sum += std::fabs(v);
+    facts.column(sum * widen);
+  }
+  const double bound = *result.error_bound;
+  set_error_bound(result, (bound + detail::grid_perturbation_bound(facts.facts(), result.value, bound)) * detail::bound_margin);
+  result.plan += "; the bound includes the rounding of the file's values to doubles";
 }
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
@@ -194,6 +235,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     const permanent_plan plan = make_plan(matrix, options);
     const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
     result = run_plan(plan, options);
+    add_input_rounding(result, matrix);
     result.seconds.plan = plan_seconds;
     result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();
     result.seconds.compute = result.seconds.total - plan_seconds - result.seconds.codegen - result.seconds.compile;
@@ -212,6 +254,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
                                  std::to_string(n) + " rows, so every term has a zero factor");
   } else {
     result = run_engine(matrix, engine, options);
+    add_input_rounding(result, matrix);
   }
   result.seconds.plan = plan_seconds;
   result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();

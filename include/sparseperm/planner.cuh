@@ -12,15 +12,21 @@
 //
 // The rates are measured ones (README "Numbers"): they rank engines, they do not promise times.
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "detail/big_integer.cuh"
+#include "detail/scaled_double.cuh"
+#include "detail/runtime_arithmetic.cuh"
 #include "engine_catalog.cuh"
 #include "engine_error.cuh"
 #include "engines/dp.cuh"
@@ -68,7 +74,7 @@ struct permanent_plan {
   std::string zero_reason;
   bool integer = false;
   detail::big_integer factor{1ll};  // Π of the degree-1 factors and 1 × 1 blocks (integer matrices)
-  double factor_value = 1;
+  detail::scaled_double factor_value;  // the same in floating point (scaled: no underflow, no overflow)
   int fine_blocks = 0;             // of the first decomposition
   std::vector<int> fine_block_sizes;
   int trivial_blocks = 0;          // 1 × 1 blocks, factors
@@ -76,11 +82,31 @@ struct permanent_plan {
   std::vector<block_plan> blocks;  // what an engine must compute
 };
 
-// Memory the planner may use: $SPARSEPERM_MEMORY_LIMIT (bytes), else 80% of MemAvailable, else 4 GiB.
+// A size in bytes: a number, optionally with a unit K, M, G or T (powers of 1024; "KiB", "KB" and
+// "k" alike), e.g. "8G", "512MiB", "1.5T", "1048576". Nothing for anything else.
+inline std::optional<double> parse_byte_size(std::string_view text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end == text.data() || !std::isfinite(value) || value <= 0) return std::nullopt;
+  std::string unit(end, text.data() + text.size());
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::pair<const char*, int> units[] = {{"", 0}, {"b", 0}, {"k", 10}, {"m", 20}, {"g", 30}, {"t", 40}};
+  for (const auto& [name, shift] : units) {
+    for (const char* suffix : {"", "b", "ib"}) {
+      if (shift == 0 && *suffix) continue;
+      if (unit == std::string(name) + suffix) return std::ldexp(value, shift);
+    }
+  }
+  return std::nullopt;
+}
+
+// Memory the planner may use: $SPARSEPERM_MEMORY_LIMIT (a size: parse_byte_size), else 80% of
+// MemAvailable, else 4 GiB. A limit that is not a size is refused, not ignored.
 inline double planner_memory_limit() {
-  if (const char* limit = std::getenv("SPARSEPERM_MEMORY_LIMIT")) {
-    const double v = std::strtod(limit, nullptr);
-    if (v > 0) return v;
+  if (const char* limit = std::getenv("SPARSEPERM_MEMORY_LIMIT"); limit && *limit) {
+    if (const auto v = parse_byte_size(limit)) return *v;
+    throw engine_error(engine_error::kind::bad_setting, "SPARSEPERM_MEMORY_LIMIT='" + std::string(limit) +
+                                                            "' is not a size (bytes, or a number with K, M, G or T, e.g. 8G)");
   }
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -93,10 +119,21 @@ inline double planner_memory_limit() {
 }
 
 inline std::string format_bytes(double bytes) {
-  char buffer[32];
+  char buffer[40];
   if (bytes < 1 << 20) std::snprintf(buffer, sizeof buffer, "%.0f KiB", bytes / 1024);
   else if (bytes < 1ull << 30) std::snprintf(buffer, sizeof buffer, "%.1f MiB", bytes / (1 << 20));
-  else std::snprintf(buffer, sizeof buffer, "%.1f GiB", bytes / (1ull << 30));
+  else if (bytes < 0x1p50) std::snprintf(buffer, sizeof buffer, "%.1f GiB", bytes / (1ull << 30));
+  else if (std::isfinite(bytes)) std::snprintf(buffer, sizeof buffer, "%.2g bytes", bytes);
+  else std::snprintf(buffer, sizeof buffer, "more than 1e308 bytes");
+  return buffer;
+}
+
+// A count that may be astronomical (predicted states, transitions): %.3g, never a conversion to an
+// integer type that could overflow.
+inline std::string format_estimate(double count) {
+  char buffer[32];
+  if (!std::isfinite(count)) return "more than 1e308";
+  std::snprintf(buffer, sizeof buffer, count < 1e15 ? "%.0f" : "%.3g", count);
   return buffer;
 }
 
@@ -126,7 +163,7 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
     if (order.frontier > dp_max_frontier) {
       e.why = "frontier " + std::to_string(order.frontier) + " > " + std::to_string(dp_max_frontier);
     } else if (e.memory_bytes > memory_limit) {
-      e.why = "needs about " + format_bytes(e.memory_bytes) + " for " + std::to_string(static_cast<long long>(order.peak_states)) +
+      e.why = "needs about " + format_bytes(e.memory_bytes) + " for " + format_estimate(order.peak_states) +
               " states, more than the " + format_bytes(memory_limit) + " it may use";
     } else {
       e.seconds = order.transitions * rates.dp_transition * (big ? rates.dp_big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
@@ -141,6 +178,8 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
       e.why = "n > " + std::to_string(d->max_n);
     } else if (const auto why = engine_unavailable(*d, options)) {
       e.why = *why;
+    } else if (const auto uncertified = detail::ryser_bound_refusal(m)) {
+      e.why = *uncertified;
     } else if (e.engine == "cpu-sparse") {
       e.seconds = steps * (n + 2) * rates.cpu_sparse_step_per_row / std::max(1, threads);
     } else if (e.engine == "gpu-sparse") {
@@ -180,20 +219,24 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
               " rows, so every term has a zero factor");
     return plan;
   }
-  std::vector<matrix_block> pending = fine_blocks(a, matching);
-  plan.fine_blocks = static_cast<int>(pending.size());
-  for (const auto& b : pending) plan.fine_block_sizes.push_back(b.matrix.n());
+  // 1 × 1 blocks are factors at once; the others wait on a stack (a reduced block may split again)
+  std::vector<matrix_block> pending;
+  const auto take_fine_blocks = [&](const sparse_matrix& m, const bipartite_matching& mm) {
+    fine_decomposition d = fine_decompose(m, mm);
+    for (const matrix_entry& e : d.singles) {
+      if (plan.integer) plan.factor = plan.factor.times(static_cast<long long>(e.value));
+      plan.factor_value *= e.value;
+      ++plan.trivial_blocks;
+    }
+    for (auto& b : d.blocks) pending.push_back(std::move(b));
+    return d.sizes;
+  };
+  plan.fine_block_sizes = take_fine_blocks(a, matching);
+  plan.fine_blocks = static_cast<int>(plan.fine_block_sizes.size());
   while (!pending.empty() && !plan.zero) {
     matrix_block block = std::move(pending.back());
     pending.pop_back();
     const sparse_matrix& m = block.matrix;
-    if (m.n() == 1) {
-      const double v = m.column_values(0)[0];
-      if (plan.integer) plan.factor = plan.factor.times(static_cast<long long>(v));
-      plan.factor_value *= v;
-      ++plan.trivial_blocks;
-      continue;
-    }
     reduction_result r = reduce_degrees(m);
     plan.degree_one += r.degree_one;
     plan.degree_two += r.degree_two;
@@ -210,7 +253,7 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
         mark_zero("after degree reductions a block has no perfect matching: the permanent is 0");
         break;
       }
-      for (auto& b : fine_blocks(r.matrix, again)) pending.push_back(std::move(b));
+      take_fine_blocks(r.matrix, again);
       continue;
     }
     block_plan bp;

@@ -17,6 +17,7 @@
 // Kernels read the plan through scalar static members (nonzero<Plan, E>::row, ...), which device
 // code may use; the arrays themselves are host objects to nvcc.
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "column_masks.cuh"
@@ -156,18 +157,57 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
   return r;
 }
 
+namespace detail {
+
+// Π factors[i] in double, in constant evaluation, which takes no floating-point exception: nvcc's
+// front end refuses a product that underflows to 0, g++ one that overflows. The product is kept as a
+// mantissa in [1, 2) and an exponent (the factors split exactly, the mantissas rounded once a factor,
+// as a kernel's product is), and converted once: ±Inf beyond double's range (the run then reports the
+// overflow), or rounded once into the subnormals or to ±0 as a multiplication would round it.
+constexpr double exception_free_product(const double* factors, int n) {
+  double mantissa = 1;
+  int exponent = 0;
+  const auto normalize = [&](double& m, int& e) {
+    const bool negative = m < 0;
+    if (negative) m = -m;
+    while (m >= 2) m /= 2, ++e;
+    while (m < 1) m *= 2, --e;
+    if (negative) m = -m;
+  };
+  for (int i = 0; i < n; ++i) {
+    double m = factors[i];
+    if (m == 0) return 0;
+    int e = 0;
+    normalize(m, e);
+    mantissa *= m;
+    exponent += e;
+    normalize(mantissa, exponent);
+  }
+  const double sign = mantissa < 0 ? -1 : 1;
+  if (exponent > 1023) return sign * std::numeric_limits<double>::infinity();
+  if (exponent < -1075) return sign * 0.0;  // below half the least subnormal: rounds to 0
+  if (exponent == -1075) return sign * (sign * mantissa > 1 ? std::numeric_limits<double>::denorm_min() : 0.0);  // ties to even
+  return mantissa * power_of_two<double>(exponent);  // exact, or one rounding into the subnormals
+}
+
+}  // namespace detail
+
 // The step-0 term Π x_0, in the arithmetic's product type.
 template <class Arith, int N, int NNZ>
 constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
-  typename Arith::product p = 1;
-  for (int i = 0; i < N; ++i) {
-    if constexpr (detail::is_residue_arithmetic<Arith>) {
-      p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
-    } else {
-      p *= r.x0[i];
+  if constexpr (std::is_same_v<typename Arith::product, double>) {
+    return detail::exception_free_product(r.x0, N);
+  } else {
+    typename Arith::product p = 1;
+    for (int i = 0; i < N; ++i) {
+      if constexpr (detail::is_residue_arithmetic<Arith>) {
+        p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
+      } else {
+        p *= r.x0[i];
+      }
     }
+    return p;
   }
-  return p;
 }
 
 struct degree_order {

@@ -12,6 +12,7 @@
 #include <sparseperm/engines/reference.cuh>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -87,12 +88,22 @@ TEST_CASE("trusted digits and the product bound") {
   sp::detail::product_bound b(4);
   b.factor(2.0, 0);
   b.factor(10.0, 1e-12);
-  const double bound = b.of(3.0, 60.0);
+  const double bound = b.of(sp::detail::scaled_double(3.0), sp::detail::scaled_double(60.0));
   CHECK(bound >= 6e-12);
   CHECK(bound < 6.1e-12);
   sp::detail::product_bound zero(3);
   zero.factor(0.0, 1e-15);
-  CHECK(zero.of(2.0, 0.0) >= 2e-15);
+  CHECK(zero.of(sp::detail::scaled_double(2.0), sp::detail::scaled_double(0.0)) >= 2e-15);
+  // values far below double's range: the bound still holds and is not infinite
+  sp::detail::product_bound tiny(2);
+  tiny.factor(1e-200, 0);
+  tiny.factor(1e-200, 1e-216);
+  sp::detail::scaled_double product(1e-200);
+  product *= 1e-200;
+  const double tiny_bound = tiny.of(sp::detail::scaled_double(1.0), product);
+  CHECK(tiny_bound == std::numeric_limits<double>::denorm_min());
+  CHECK(product.to_double() == 0);
+  CHECK(product.conversion_error_up() == std::numeric_limits<double>::denorm_min());
 }
 
 TEST_CASE("every host engine's bound contains the exact error on random real matrices") {

@@ -2,6 +2,7 @@
 // `sparseperm inspect FILE`: structure, orderings and the plans the engines would use.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -170,8 +171,16 @@ inline int run_inspect(int argc, char** argv) {
     } else if (n == 0) {
       std::printf("  permanent 1 (the 0 x 0 matrix), without an engine\n");
     } else {
+      // largest first, repeats counted: a diagonal matrix of n = 10^7 has 10^7 blocks of 1
+      std::vector<int> sorted = plan.fine_block_sizes;
+      std::sort(sorted.begin(), sorted.end(), std::greater<>());
       std::string sizes;
-      for (const int size : plan.fine_block_sizes) sizes += (sizes.empty() ? "" : " ") + std::to_string(size);
+      for (std::size_t k = 0; k < sorted.size();) {
+        std::size_t same = k;
+        while (same < sorted.size() && sorted[same] == sorted[k]) ++same;
+        sizes += (sizes.empty() ? "" : " ") + std::to_string(sorted[k]) + (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
+        k = same;
+      }
       std::printf("  Dulmage-Mendelsohn fine blocks   %d (sizes %s)\n", plan.fine_blocks, sizes.c_str());
       std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one, plan.degree_two,
                   plan.integer ? "" : " (merges only on integer matrices)");

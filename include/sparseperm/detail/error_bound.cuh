@@ -145,6 +145,19 @@ class grid_rounding_builder {
   bool nonnegative_ = true, representable_ = true;
 };
 
+// A double at least x ≥ 0 (long double results and bounds: rounded up, and never 0 for x > 0).
+inline double round_up_to_double(long double x) {
+  const double d = static_cast<double>(x);
+  return static_cast<long double>(d) < x ? std::nextafter(d, std::numeric_limits<double>::infinity()) : d;
+}
+
+// |x − double(x)|, rounded up: what converting a long double result to double changes (its
+// relative 2^−53 while normal; up to 2^−1075 absolute where it falls among the subnormals or to 0).
+inline double conversion_error_up(long double x) {
+  const long double difference = x - static_cast<long double>(static_cast<double>(x));
+  return round_up_to_double(difference < 0 ? -difference : difference);
+}
+
 // A bound on |perm(Ã) − perm(A)| for the value computed from Ã, whose own bound is `rounding`.
 inline double grid_perturbation_bound(const grid_rounding_facts& f, double value, double rounding) {
   if (f.change == 0) return 0;

@@ -10,13 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(_OPENMP)
-#  include <omp.h>
-#endif
-
 #include "../gray_code.cuh"
 #include "../progress.cuh"
 #include "bits.cuh"
+#include "threads.cuh"
 
 namespace sparseperm::detail {
 
@@ -43,17 +40,14 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
   const std::uint64_t chunk = chunking.chunk;
   std::vector<Sum> partial(static_cast<std::size_t>(chunking.chunks));
   if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
-#if defined(_OPENMP)
-#  pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
-#endif
-  for (std::int64_t c = 0; c < chunking.chunks; ++c) {
+  parallel_for<schedule::dynamic_one>(chunking.chunks, threads, [&](std::int64_t c) {
     const std::uint64_t first = c == 0 ? 1 : static_cast<std::uint64_t>(c) * chunk;
     const std::uint64_t end = static_cast<std::uint64_t>(c + 1) * chunk;
     Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
     steps(first, end, local);
     partial[static_cast<std::size_t>(c)] = local;
     if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
-  }
+  });
   for (const Sum& p : partial) sum.merge(p);
 }
 

@@ -89,6 +89,18 @@ row_grids<T> row_grids_of(const sparse_matrix& matrix) {
   return g;
 }
 
+// Why a floating Ryser run of `matrix` could not be certified, or nothing: rounding the values to
+// their row grids must change each row by less than 100% (a row whose values span more than about
+// 2^50 loses its small ones: (1e20, 2) rounds 2 to 0), and the row sums must stay in range. The
+// planner leaves such matrices to dp and reference, whose bounds need no grids.
+inline std::optional<std::string> ryser_bound_refusal(const sparse_matrix& matrix) {
+  if (matrix.has_integer_values()) return std::nullopt;  // exact, or integers on any grid
+  const grid_rounding_facts f = row_grids_of<double>(matrix).facts;
+  if (!f.representable) return std::string("a row's sum of |a_ij| is beyond 2^1021");
+  if (!(f.change < 1)) return std::string("the values of a row span too many binary orders for a certified double result");
+  return std::nullopt;
+}
+
 // Residue arithmetic holds the matrix: integers, and modular.cuh's rule (as for generated kernels).
 inline bool fits_residues(const sparse_matrix& matrix) {
   if (!matrix.has_integer_values()) return false;

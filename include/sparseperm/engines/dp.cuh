@@ -22,8 +22,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../detail/accumulators.cuh"
@@ -84,34 +87,50 @@ inline dp_order estimate_dp_order(const sparse_matrix& a, std::vector<int> colum
 }
 
 // Greedy: next, the column after which the fewest rows are active (ties: fewer new rows, lower
-// index); the first column is `first`, or chosen by the same rule when it is −1.
+// index); the first column is `first`, or chosen by the same rule when it is −1. Each column's key
+// (growth = new rows − rows it finishes, new rows) changes only when a column sharing a row with it is
+// taken, so keys are updated there and the least is kept in a heap (stale entries skipped): the work
+// is Σ_r deg(r)·(its columns' degrees) log n, near-linear in nnz for sparse matrices (a scan of every
+// column at every step made planning a band matrix of n = 10^4 take 10 s).
 inline std::vector<int> greedy_frontier_order(const sparse_matrix& a, int first = -1) {
   const int n = a.n();
-  std::vector<int> remaining(n), order;
+  std::vector<int> remaining(n), fresh(n), finishing(n, 0), order;
   std::vector<char> touched(n, 0), done(n, 0);
+  order.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) remaining[i] = a.row_degree(i);
-  if (first >= 0 && first < n) {
-    done[first] = 1;
-    order.push_back(first);
-    for (const int r : a.column_rows(first)) touched[r] = 1, --remaining[r];
+  for (int c = 0; c < n; ++c) {
+    fresh[c] = a.column_degree(c);
+    for (const int r : a.column_rows(c)) finishing[c] += remaining[r] == 1;
   }
-  for (int t = static_cast<int>(order.size()); t < n; ++t) {
-    int best = -1, best_growth = 0, best_new = 0;
-    for (int c = 0; c < n; ++c) {
-      if (done[c]) continue;
-      int fresh = 0, finishing = 0;
-      for (const int r : a.column_rows(c)) {
-        fresh += !touched[r];
-        finishing += remaining[r] == 1;
+  using key = std::tuple<int, int, int>;  // growth, new rows, column
+  std::priority_queue<key, std::vector<key>, std::greater<>> heap;
+  const auto push = [&](int c) { heap.emplace(fresh[c] - finishing[c], fresh[c], c); };
+  const auto take = [&](int c) {
+    done[c] = 1;
+    order.push_back(c);
+    for (const int r : a.column_rows(c)) {
+      if (!touched[r]) {
+        touched[r] = 1;
+        for (const int d : a.row_columns(r)) {
+          if (!done[d]) --fresh[d], push(d);
+        }
       }
-      const int growth = fresh - finishing;
-      if (best < 0 || growth < best_growth || (growth == best_growth && fresh < best_new)) {
-        best = c, best_growth = growth, best_new = fresh;
+      if (--remaining[r] == 1) {
+        for (const int d : a.row_columns(r)) {
+          if (!done[d]) ++finishing[d], push(d);  // the one column left that holds r
+        }
       }
     }
-    done[best] = 1;
-    order.push_back(best);
-    for (const int r : a.column_rows(best)) touched[r] = 1, --remaining[r];
+  };
+  if (first >= 0 && first < n) take(first);
+  for (int c = 0; c < n; ++c) {
+    if (!done[c]) push(c);
+  }
+  while (static_cast<int>(order.size()) < n) {
+    const auto [growth, new_rows, c] = heap.top();
+    heap.pop();
+    if (done[c] || growth != fresh[c] - finishing[c] || new_rows != fresh[c]) continue;  // stale
+    take(c);
   }
   return order;
 }
@@ -145,11 +164,12 @@ inline std::vector<int> cuthill_mckee_order(const sparse_matrix& a) {
       }
     }
   };
+  std::vector<char> probe(n, 0);
   for (int start = 0; start < n; ++start) {
     if (seen[start]) continue;
     // the last column reached from `start` is far from it: begin there
-    std::vector<char> probe = seen;
     breadth_first(start, probe, level);
+    for (const int c : level) probe[c] = 0;  // ready for the next part, without an O(n) copy per part
     breadth_first(level.back(), seen, level);
     order.insert(order.end(), level.rbegin(), level.rend());
   }
@@ -314,10 +334,7 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
       table.for_each([&](const key& k, const value& v) { next[shard].emplace_back(k, v); });
     };
     if (shards > 1) {
-#if defined(_OPENMP)
-#  pragma omp parallel for num_threads(shards) schedule(static, 1)
-#endif
-      for (int s = 0; s < shards; ++s) step(s);
+      parallel_for<schedule::static_one>(shards, shards, [&](std::int64_t s) { step(static_cast<int>(s)); });
     } else {
       step(0);
     }

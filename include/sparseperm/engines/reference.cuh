@@ -179,18 +179,20 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
       set_floating_value(result, static_cast<double>(value));
       double permutations = 1;
       for (int k = 2; k <= n; ++k) permutations *= k;
-      set_error_bound(result, ((detail::gamma_of(n, unit) + detail::gamma_of(permutations + 1, unit)) * static_cast<double>(magnitude) +
-                               0x1p-53 * std::fabs(result.value)) * detail::bound_margin);
+      // products of at most 10 doubles do not underflow long double; the conversion to double may
+      const long double sums = (detail::gamma_of(n, unit) + detail::gamma_of(permutations + 1, unit)) * magnitude;
+      set_error_bound(result, (detail::round_up_to_double(sums) + detail::conversion_error_up(value)) * detail::bound_margin);
     } else {
       const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
       const long double sum = reference::dense_ryser_sum(matrix, grids, magnitude);
-      set_floating_value(result, static_cast<double>(nw_factor(n) * sum));
+      const long double value = nw_factor(n) * sum;
+      set_floating_value(result, static_cast<double>(value));
       detail::floating_sum_report report;
       report.sum = static_cast<double>(sum);
-      report.magnitude = static_cast<double>(magnitude) * detail::bound_margin;
+      report.magnitude = detail::round_up_to_double(magnitude) * detail::bound_margin;
       report.chain = step_count(n);
       report.unit = unit;
-      const double rounding = 2 * detail::ryser_sum_bound(n, report, grids.facts) + 0x1p-53 * std::fabs(result.value);
+      const double rounding = 2 * detail::ryser_sum_bound(n, report, grids.facts) + detail::conversion_error_up(value);
       set_error_bound(result, rounding + detail::grid_perturbation_bound(grids.facts, result.value, rounding));
     }
     result.plan += ", long double with an error bound";

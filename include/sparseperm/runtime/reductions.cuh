@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../detail/big_integer.cuh"
+#include "../detail/scaled_double.cuh"
 #include "sparse_matrix.cuh"
 
 namespace sparseperm {
@@ -26,7 +27,7 @@ struct reduction_result {
   bool zero = false;            // a line emptied (merged values cancelled): the permanent is 0
   bool exact_factor = false;    // integer matrix: `factor` is exact
   detail::big_integer factor{1ll};
-  double factor_value = 1;      // the factor as a double (the only one for real matrices)
+  detail::scaled_double factor_value;  // the factor in floating point (the only one for real matrices)
   int degree_one = 0;           // reductions applied
   int degree_two = 0;
 };
@@ -164,7 +165,7 @@ inline reduction_result reduce_degrees(const sparse_matrix& a) {
   }
   if (result.zero) {
     result.factor = detail::big_integer(0ll);
-    result.factor_value = 0;
+    result.factor_value *= 0.0;
     return result;
   }
   result.matrix = m.remaining();
