@@ -66,16 +66,24 @@ inline void print_result(const permanent_result& r) {
   }
 }
 
-// Reads and computes; an engine's size limit becomes an input error at the file's size line.
+// Reads and computes; an engine's size limit becomes an input error at the file's size line, a
+// refusal of exactness one at the first value reading rounded (if any), and running out of memory
+// one that names the file.
 inline permanent_result compute_file(const matrix_market_file& file, const compute_options& options) {
   try {
     return compute_permanent(file.matrix, options);
   } catch (const engine_error& e) {
     if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
+    if (e.reason() == engine_error::kind::refused && options.precision == precision::exact && file.first_rounded_line > 0) {
+      throw input_error(file.path, file.first_rounded_line,
+                        std::string(e.what()) + " (this line's value is not exactly a double: reading rounded it)");
+    }
     if (e.reason() == engine_error::kind::overflow || e.reason() == engine_error::kind::refused) {
       throw input_error(file.path, 0, e.what());
     }
     throw;  // unknown or unavailable engines, failed runs: reported as they are
+  } catch (const std::bad_alloc&) {
+    throw input_error(file.path, 0, "out of memory while computing the permanent (fewer --threads, or another engine, may fit)");
   }
 }
 

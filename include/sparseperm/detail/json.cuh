@@ -9,25 +9,36 @@
 #include <utility>
 #include <vector>
 
+#include "text.cuh"
+
 namespace sparseperm::json {
 
+// A JSON string literal of `text`. Bytes that are not well-formed UTF-8 become U+FFFD (the output is
+// always valid UTF-8, whatever a file name held); controls are written as \u escapes.
 inline std::string quote(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += c;
-        }
+  for (std::size_t at = 0; at < text.size();) {
+    const auto c = detail::decode_utf8(text, at);
+    if (!c) {
+      out += "\\ufffd";
+      ++at;
+      continue;
+    }
+    at += c->length;
+    switch (c->value) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      default: break;
+    }
+    if (detail::is_control_code_point(c->value)) {
+      char buffer[16];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c->value));
+      out += buffer;
+    } else {
+      out.append(text.substr(at - c->length, c->length));
     }
   }
   return out + "\"";

@@ -1,5 +1,6 @@
 #pragma once
 // A small JSON reader, for the result records that json.cuh writes.
+#include <charconv>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -115,10 +116,23 @@ class parser {
           case 'r': c = '\r'; break;
           case 'b': c = '\b'; break;
           case 'f': c = '\f'; break;
-          case 'u': {
+          case 'u': {  // a code point of the Basic Multilingual Plane, in UTF-8 (surrogates: U+FFFD)
             if (at_ + 4 > text_.size()) fail("bad \\u escape");
-            c = static_cast<char>(std::stoi(std::string(text_.substr(at_, 4)), nullptr, 16));
+            unsigned code = 0;
+            const auto [end, error] = std::from_chars(text_.data() + at_, text_.data() + at_ + 4, code, 16);
+            if (error != std::errc{} || end != text_.data() + at_ + 4) fail("bad \\u escape");
             at_ += 4;
+            if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+            if (code >= 0x800) {
+              out += static_cast<char>(0xe0 | (code >> 12));
+              out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+              c = static_cast<char>(0x80 | (code & 0x3f));
+            } else if (code >= 0x80) {
+              out += static_cast<char>(0xc0 | (code >> 6));
+              c = static_cast<char>(0x80 | (code & 0x3f));
+            } else {
+              c = static_cast<char>(code);
+            }
             break;
           }
           default: c = e;
@@ -134,7 +148,11 @@ class parser {
     const std::size_t start = at_;
     while (at_ < text_.size() && std::string_view("+-0123456789.eE").find(text_[at_]) != std::string_view::npos) ++at_;
     if (start == at_) fail("unexpected character");
-    return value{std::stod(std::string(text_.substr(start, at_ - start)))};
+    // from_chars, not stod: stod refuses subnormals (an error bound of 4.9e-324 is one)
+    double number = 0;
+    const auto [end, error] = std::from_chars(text_.data() + start, text_.data() + at_, number);
+    if (error != std::errc{} || end != text_.data() + at_) fail("bad number");
+    return value{number};
   }
 
   std::string_view text_;
