@@ -101,6 +101,25 @@ inline void note_module(permanent_result& result, const compiled_module& module)
   result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
 }
 
+// A generated engine's run: the module compiled or found in the cache, then run(module). A module
+// from the cache that proves to be another matrix's (module_proof.cuh) loses its entry and is built
+// again, once; a freshly built one that does is our failure, reported as such.
+template <class Run>
+permanent_result run_module_of(const sparse_matrix& matrix, const std::string& source_name, const pipeline_options& pipeline,
+                               const Run& run) {
+  for (int attempt = 0;; ++attempt) {
+    const compiled_module module = compile_module(matrix, source_name, pipeline);
+    try {
+      permanent_result result = run(module);
+      note_module(result, module);
+      return result;
+    } catch (const module_mismatch_error&) {
+      if (!module.cached || attempt > 0) throw;
+      detail::remove_cache_path(module.directory);
+    }
+  }
+}
+
 // The pipeline's options for a generated engine: the caller's, with the engine and the precision.
 inline pipeline_options pipeline_for(const std::string& engine, const compute_options& options) {
   pipeline_options pipeline = options.pipeline;
@@ -129,9 +148,9 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
   } else if (name == "reference") {
     result = permanent_reference(matrix);
   } else if (engine.kind == engine_kind::host_generated) {
-    const compiled_module module = compile_module(matrix, options.source_name, pipeline_for(name, options));
-    result = run_host_module(module.path, {.threads = options.threads, .progress = options.progress});
-    note_module(result, module);
+    result = run_module_of(matrix, options.source_name, pipeline_for(name, options), [&](const compiled_module& module) {
+      return run_host_module(module.image, module.path, matrix, options.precision, {.threads = options.threads, .progress = options.progress});
+    });
   } else {
 #if defined(__CUDACC__)
     if (engine.kind == engine_kind::gpu_generated) {
@@ -140,9 +159,10 @@ inline permanent_result run_engine(const sparse_matrix& matrix, const engine_des
         const cudaDeviceProp device = gpu::select_device(options.device, pipeline.engine);
         pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
       }
-      const compiled_module kernel = compile_module(matrix, options.source_name, pipeline);
-      result = gpu::run_module(kernel.path, pipeline.engine, {.device = options.device, .progress = options.progress});
-      note_module(result, kernel);
+      result = run_module_of(matrix, options.source_name, pipeline, [&](const compiled_module& kernel) {
+        return gpu::run_module(kernel.image, kernel.path, pipeline.engine, matrix, options.precision,
+                               {.device = options.device, .progress = options.progress});
+      });
     } else {
       result = permanent_gpu_sparse(matrix, {.device = options.device, .progress = options.progress, .precision = options.precision});
     }

@@ -14,6 +14,7 @@
 //   sparseperm_host_module_steps(first, end, sum)   adds the steps [first, end) (first ≥ 1) to *sum,
 //                                                   the module's accumulator (module_definition::sum)
 //   sparseperm_host_module                          its module_info (engine 3)
+//   sparseperm_host_module_matrix                   the matrix it was built from (module_matrix)
 #include <cstdint>
 
 #include "detail/module_definition.cuh"
@@ -27,4 +28,6 @@
     ::sparseperm::cached_steps<sparseperm_host_definition::plan>(first, end, nullptr, 0,                        \
                                                                  *static_cast<sparseperm_host_definition::sum*>(sum)); \
   }                                                                                                            \
-  extern "C" const ::sparseperm::module_info sparseperm_host_module = sparseperm_host_definition::info();
+  extern "C" const ::sparseperm::module_info sparseperm_host_module = sparseperm_host_definition::info();          \
+  extern "C" const decltype(sparseperm_host_definition::matrix()) sparseperm_host_module_matrix =                \
+      sparseperm_host_definition::matrix();

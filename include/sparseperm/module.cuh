@@ -12,6 +12,7 @@
 //   sparseperm_module_kernel(launch, Sum* partial, Value* global_x, uint64_t stride)
 //   sparseperm_module        a module_info with what the host needs: n, the arithmetic, the step-0
 //                            term, Hybrid's partition, whether the pattern is structurally singular
+//   sparseperm_module_matrix the matrix it was built from (module_matrix), which the loader checks
 #if !defined(__CUDACC__)
 #  error "sparseperm/module.cuh is device code: compile it with nvcc"
 #endif
@@ -75,4 +76,6 @@ __global__ void generated_kernel(launch work, typename detail::device_module<Eng
                                                       std::uint64_t stride) {                                      \
     sparseperm_module_definition::thread(work, partial, global_x, stride);                                        \
   }                                                                                                                \
-  extern "C" __device__ const ::sparseperm::module_info sparseperm_module = sparseperm_module_definition::info();
+  extern "C" __device__ const ::sparseperm::module_info sparseperm_module = sparseperm_module_definition::info(); \
+  extern "C" __device__ const decltype(sparseperm_module_definition::matrix()) sparseperm_module_matrix =          \
+      sparseperm_module_definition::matrix();

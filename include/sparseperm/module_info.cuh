@@ -1,6 +1,7 @@
 #pragma once
 // The generated engines' tags, and what a kernel module (module.cuh) tells its host: plain data, the
 // same layout on both sides.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -32,8 +33,9 @@ enum module_arithmetic : std::int32_t {
 };
 
 struct module_info {
-  std::int32_t version = 5;
+  std::int32_t version = 6;
   std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
+  std::int32_t precision = 0;         // the precision it was asked for (precision.cuh), as an integer
   std::int32_t n = 0;
   std::int32_t nnz = 0;
   std::int32_t arithmetic = module_double;
@@ -49,6 +51,24 @@ struct module_info {
   double start_residues[16] = {};     // ... and its residues modulo the primes
   detail::grid_rounding_facts grid;   // double arithmetic: the row grids' change and magnitudes (error bound)
 };
+
+// The matrix a module was compiled from, as it exports it (sparseperm_module_matrix and
+// sparseperm_host_module_matrix): the loader compares it with the matrix it meant, entry by entry,
+// before it runs anything (runtime/module_proof.cuh). 64-bit fields only: the same layout, without
+// padding, on both sides and for every n.
+template <int N, int NNZ>
+struct module_matrix {
+  std::int64_t n = N;
+  std::int64_t nnz = NNZ;
+  std::int64_t start[N + 1]{};
+  std::int64_t rows[NNZ > 0 ? NNZ : 1]{};
+  double values[NNZ > 0 ? NNZ : 1]{};
+};
+
+// Its size in bytes for an n×n matrix of nnz nonzeros.
+constexpr std::size_t module_matrix_bytes(std::int64_t n, std::int64_t nnz) {
+  return 8 * static_cast<std::size_t>(2 + (n + 1) + 2 * (nnz > 0 ? nnz : 1));
+}
 
 inline bool module_is_exact(const module_info& info) {
   return info.arithmetic == module_exact128 || info.arithmetic == module_residues;

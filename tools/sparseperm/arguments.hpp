@@ -1,7 +1,11 @@
 #pragma once
 // Command-line parsing for the sparseperm tool: `--name value`, `--name=value`, flags, positionals.
 // Every mistake is a usage_error with one clear line; the tool exits with code 2 on it.
+#include <signal.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <sparseperm/detail/text.cuh>
 #include <sparseperm/engine_error.cuh>
 #include <sparseperm/runtime/input_error.cuh>
 
@@ -111,26 +116,61 @@ inline std::vector<std::string> split_list(const std::string& option, const std:
   }
 }
 
+// One line on stderr: `message` escaped (detail/text.cuh), since it may quote a file's name or bytes.
+inline void print_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", detail::printable(message).c_str());
+}
+
+inline bool stderr_is_terminal = false;
+
+// SIGINT, SIGTERM, SIGHUP: one line, and exit code 128 + the signal. (Async-signal-safe: write and
+// _exit only. While a module compiles, the pipeline holds the signal until it has cleaned up, then
+// raises it again: runtime/process.cuh.)
+inline void report_interrupt(int signal) {
+  const char* line = signal == SIGINT    ? "error: interrupted by SIGINT\n"
+                     : signal == SIGTERM ? "error: interrupted by SIGTERM\n"
+                                         : "error: interrupted by SIGHUP\n";
+  if (stderr_is_terminal) {
+    if (::write(2, "\n", 1) < 0) ::_exit(128 + signal);
+  }
+  if (::write(2, line, std::strlen(line)) < 0) ::_exit(128 + signal);
+  ::_exit(128 + signal);
+}
+
+inline void report_interrupts() {
+  stderr_is_terminal = ::isatty(2) != 0;
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction previous {}, now {};
+    sigaction(signal, nullptr, &previous);
+    if (previous.sa_handler == SIG_IGN) continue;  // nohup and friends: keep ignoring
+    now.sa_handler = report_interrupt;
+    sigemptyset(&now.sa_mask);
+    sigaction(signal, &now, nullptr);
+  }
+}
+
 // Runs a tool's body and turns its errors into one line on stderr and an exit code: 2 for bad input,
-// bad usage and engines that cannot run this matrix here; 1 for failures that are ours.
+// bad usage and engines that cannot run this matrix here; 1 for failures that are ours; 128 + the
+// signal after an interrupt.
 template <class Body>
 int run_tool(Body body) {
+  report_interrupts();
   try {
     return body();
   } catch (const input_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    print_error(e.what());
     return 2;
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    print_error(e.what());
     return 2;
   } catch (const engine_error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return e.reason() == engine_error::kind::failed ? 1 : 2;
+    print_error(e.what());
+    return e.reason() == engine_error::kind::failed ? 1 : e.reason() == engine_error::kind::interrupted ? 130 : 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
+    print_error("out of memory");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: internal error: %s\n", e.what());
+    print_error(std::string("internal error: ") + e.what());
     return 1;
   }
 }

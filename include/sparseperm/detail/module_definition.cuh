@@ -30,9 +30,20 @@ struct module_definition {
   using sum = generated_sum<arithmetic, P, on_host>;
   using value = typename plan::value;
 
+  // The matrix as the module exports it (module_info.cuh's module_matrix).
+  static constexpr auto matrix() {
+    constexpr const auto& a = constants_of<M>;
+    module_matrix<M::pattern::n, M::pattern::nnz> m;
+    static_assert(sizeof m == module_matrix_bytes(M::pattern::n, M::pattern::nnz), "module_matrix: padding in the layout");
+    for (int j = 0; j <= a.n; ++j) m.start[j] = a.start[j];
+    for (int k = 0; k < a.nnz; ++k) m.rows[k] = a.rows[k], m.values[k] = a.values[k];
+    return m;
+  }
+
   static constexpr module_info info() {
     module_info i;
     i.engine = on_host ? 3 : cached ? 2 : hybrid ? 1 : 0;
+    i.precision = static_cast<std::int32_t>(P);
     i.n = plan::n;
     i.nnz = M::pattern::nnz;
     i.arithmetic = module_arithmetic_code<arithmetic, P>();

@@ -1,7 +1,8 @@
 #pragma once
-// Runs a kernel module (module.cuh) compiled to a cubin: loads it with the CUDA runtime's library
-// API, reads its module_info, and drives its kernel like any generated kernel (occupancy, Algorithm 2,
-// CUDA events, the host reduction).
+// Runs a kernel module (module.cuh) compiled to a cubin: loads its verified bytes from memory with the
+// CUDA runtime's library API, checks that it is this matrix's (runtime/module_proof.cuh), reads its
+// module_info, and drives its kernel like any generated kernel (occupancy, Algorithm 2, CUDA events,
+// the host reduction).
 #if !defined(__CUDACC__)
 #  error "sparseperm/gpu/module_runner.cuh needs nvcc"
 #endif
@@ -9,11 +10,15 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 #include "../detail/accumulators.cuh"
 #include "../detail/generated_arithmetic.cuh"
 #include "../module_info.cuh"
+#include "../precision.cuh"
 #include "../result.cuh"
+#include "../runtime/module_proof.cuh"
+#include "../runtime/sparse_matrix.cuh"
 #include "cuda_support.cuh"
 #include "ryser_launcher.cuh"
 
@@ -21,9 +26,10 @@ namespace sparseperm::gpu {
 
 class loaded_library {
  public:
-  explicit loaded_library(const std::string& path) {
-    check(cudaLibraryLoadFromFile(&library_, path.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-          ("loading the kernel module " + path).c_str());
+  // `image`: the cubin's bytes; `name`: what errors call it.
+  loaded_library(const std::string& image, const std::string& name) {
+    check(cudaLibraryLoadData(&library_, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+          ("loading the kernel module " + name).c_str());
   }
   ~loaded_library() { cudaLibraryUnload(library_); }
   loaded_library(const loaded_library&) = delete;
@@ -34,19 +40,30 @@ class loaded_library {
   cudaLibrary_t library_{};
 };
 
-inline permanent_result run_module(const std::string& cubin, const std::string& engine, const launch_options& options) {
+// Runs the kernel module `image` (named `name` in errors) of `engine` for `matrix` in `precision`.
+inline permanent_result run_module(const std::string& image, const std::string& name, const std::string& engine,
+                                   const sparse_matrix& matrix, precision requested, const launch_options& options) {
   select_device(options.device, engine);
-  const loaded_library library(cubin);
+  const loaded_library library(image, name);
+  const auto global = [&](const char* symbol, std::size_t& bytes) {
+    void* address = nullptr;
+    if (cudaLibraryGetGlobal(&address, &bytes, library.get(), symbol) != cudaSuccess) {
+      cudaGetLastError();
+      throw module_mismatch_error("the kernel module " + name + " has no '" + symbol + "'");
+    }
+    return address;
+  };
+  std::size_t info_bytes = 0, matrix_bytes = 0;
+  void* info_address = global("sparseperm_module", info_bytes);
+  module_info info;
+  if (info_bytes != sizeof info) throw module_mismatch_error("the kernel module " + name + " was built by another sparseperm version");
+  check(cudaMemcpy(&info, info_address, sizeof info, cudaMemcpyDeviceToHost), "reading the module's information");
+  void* matrix_address = global("sparseperm_module_matrix", matrix_bytes);
+  std::vector<char> exported(matrix_bytes);
+  check(cudaMemcpy(exported.data(), matrix_address, matrix_bytes, cudaMemcpyDeviceToHost), "reading the module's matrix");
+  sparseperm::detail::check_module(info, exported.data(), exported.size(), matrix, engine, requested, name);
   cudaKernel_t kernel{};
   check(cudaLibraryGetKernel(&kernel, library.get(), "sparseperm_module_kernel"), "cudaLibraryGetKernel");
-  void* info_address = nullptr;
-  std::size_t info_bytes = 0;
-  check(cudaLibraryGetGlobal(&info_address, &info_bytes, library.get(), "sparseperm_module"), "cudaLibraryGetGlobal");
-  module_info info;
-  const std::string foreign = "the kernel module " + cubin + " was built by another sparseperm version";
-  if (info_bytes != sizeof info) throw engine_error(engine_error::kind::failed, foreign);
-  check(cudaMemcpy(&info, info_address, sizeof info, cudaMemcpyDeviceToHost), "reading the module's information");
-  if (info.version != module_info{}.version) throw engine_error(engine_error::kind::failed, foreign);
 
   permanent_result result;
   result.engine = engine;

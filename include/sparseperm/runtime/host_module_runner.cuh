@@ -1,24 +1,47 @@
 #pragma once
-// Runs a host module (host_module.cuh) compiled to a shared library: loads it with dlopen, checks
-// its module_info, and runs its chunk loop on OpenMP threads (engines/cpu_cached.cuh).
+// Runs a host module (host_module.cuh) compiled to a shared library: loads its verified bytes from
+// memory (a memfd, so no path can change between the check and the load), checks that it is this
+// matrix's (module_proof.cuh), and runs its chunk loop on OpenMP threads (engines/cpu_cached.cuh).
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "../engine_error.cuh"
 #include "../engines/cpu_cached.cuh"
 #include "../module_info.cuh"
+#include "../precision.cuh"
 #include "../result.cuh"
 #include "../ryser_plan.cuh"
+#include "module_proof.cuh"
+#include "sparse_matrix.cuh"
 
 namespace sparseperm {
 
 class loaded_host_module {
  public:
-  explicit loaded_host_module(const std::string& path) : path_(path) {
+  // `image`: the shared library's bytes; `name`: what errors call it.
+  loaded_host_module(const std::string& image, const std::string& name) : name_(name) {
+    const int fd = ::memfd_create("sparseperm-module", MFD_CLOEXEC);
+    if (fd < 0) fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < image.size()) {
+      const ssize_t wrote = ::write(fd, image.data() + done, image.size() - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) {
+        ::close(fd);
+        fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
+      }
+      done += static_cast<std::size_t>(wrote);
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) fail("cannot load the module " + path + ": " + last_error());
+    ::close(fd);  // the mapping keeps what it needs
+    if (handle_ == nullptr) fail("cannot load the module " + name + ": " + last_error());
   }
   ~loaded_host_module() {
     if (handle_) dlclose(handle_);
@@ -29,7 +52,7 @@ class loaded_host_module {
   void* symbol(const char* name) const {
     dlerror();
     void* address = dlsym(handle_, name);
-    if (address == nullptr) fail("the module " + path_ + " has no '" + name + "': " + last_error());
+    if (address == nullptr) throw module_mismatch_error("the module " + name_ + " has no '" + name + "': " + last_error());
     return address;
   }
 
@@ -39,18 +62,22 @@ class loaded_host_module {
     return e ? e : "unknown error";
   }
   [[noreturn]] static void fail(const std::string& what) { throw engine_error(engine_error::kind::failed, what); }
-  std::string path_;
+  std::string name_;
   void* handle_ = nullptr;
 };
 
-inline permanent_result run_host_module(const std::string& path, const cpu_cached_options& options) {
-  const loaded_host_module module(path);
+// Runs the host module `image` (named `name` in errors) for `matrix` in `precision`.
+inline permanent_result run_host_module(const std::string& image, const std::string& name, const sparse_matrix& matrix,
+                                        precision requested, const cpu_cached_options& options) {
+  const loaded_host_module module(image, name);
   const auto* info_address = static_cast<const module_info*>(module.symbol("sparseperm_host_module"));
   // The version comes first in every layout: read it before trusting the rest.
-  if (info_address->version != module_info{}.version || info_address->engine != 3) {
-    throw engine_error(engine_error::kind::failed, "the module " + path + " was built by another sparseperm version");
+  if (info_address->version != module_info{}.version) {
+    throw module_mismatch_error("the module " + name + " was built by another sparseperm version");
   }
   const module_info info = *info_address;
+  const void* matrix_image = module.symbol("sparseperm_host_module_matrix");
+  detail::check_module(info, matrix_image, module_matrix_bytes(info.n, info.nnz), matrix, cpu_cached_engine::name, requested, name);
   using steps_function = void (*)(std::uint64_t, std::uint64_t, void*);
   const auto steps = reinterpret_cast<steps_function>(module.symbol("sparseperm_host_module_steps"));
   return detail::visit_module_arithmetic<true>(info, [&]<class Arith, class Sum>() {

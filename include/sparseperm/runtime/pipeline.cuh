@@ -5,30 +5,37 @@
 //   1. codegen: the matrix header (codegen.cuh) and a module for the engine: a kernel module
 //      (module.cuh) for the GPU engines, a host module (host_module.cuh) for cpu-cached;
 //   2. compile: nvcc compiles a kernel module's device code alone (-cubin), the host compiler a host
-//      module alone (-O3 -march=native -shared), into a cache directory ($SPARSEPERM_CACHE, by
-//      default $XDG_CACHE_HOME/sparseperm or ~/.cache/sparseperm) named by a hash of everything that
-//      decides the binary: the header, the module source, the compiler's version and flags, the GPU
-//      architecture or the CPU (-march=native), and the library's headers. A second run of the same
-//      matrix finds the module and compiles nothing;
+//      module alone (-O3 -march=native -shared), in a fresh private build directory of the module
+//      cache (runtime/module_cache.cuh), run without a shell (runtime/process.cuh) and stopped at
+//      once by an interrupt; the sealed module becomes a cache entry named by a SHA-256 of
+//      everything that decides the binary: the header, the module source, the compiler's version and
+//      flags, the GPU architecture or the CPU (-march=native), and the library's headers. A second
+//      run of the same matrix finds the entry, verifies its seal and compiles nothing;
 //   3. run: a program compiled once (the CLI: gpu/module_runner.cuh, runtime/host_module_runner.cuh)
-//      loads the module and runs it.
+//      loads the verified bytes (from memory, never again from the path) and, before it runs
+//      anything, checks that the module describes this very matrix (pattern, values, engine and
+//      precision: module_proof.cuh).
+//
+// Nothing from the input reaches the compiler but the generated header, in which numbers are
+// literals and the file's name a string literal of octal escapes (codegen.cuh).
 //
 // Compiling only the module takes a second or two; a whole program (host code, linking) took about
 // twice as long, for code that is the same for every matrix.
 //
 // A missing compiler or a failed compilation is an engine_error with a clear message (and the
 // compiler's messages in a log file), never a silent fallback.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +45,8 @@
 #include "../engine_error.cuh"
 #include "../precision.cuh"
 #include "../result.cuh"
+#include "module_cache.cuh"
+#include "process.cuh"
 #include "sparse_matrix.cuh"
 
 namespace sparseperm {
@@ -45,7 +54,7 @@ namespace sparseperm {
 struct pipeline_options {
   std::string engine = "gpu-cached";  // gpu-cached | gpu-hybrid | gpu-purereg | cpu-cached
   std::string arch;                   // "sm_90"; the kernel's GPU architecture
-  std::string cache_dir;              // empty: $SPARSEPERM_CACHE, $XDG_CACHE_HOME/sparseperm, ~/.cache/sparseperm
+  std::string cache_dir;              // empty: module_cache.cuh's default_cache_dir()
   std::string nvcc;                   // empty: $SPARSEPERM_NVCC, nvcc on PATH, /usr/local/cuda/bin/nvcc
   std::string cxx;                    // cpu-cached's compiler; empty: $SPARSEPERM_CXX, g++ or c++ on PATH
   std::string include_dir;            // empty: $SPARSEPERM_INCLUDE_DIR, beside the executable, this header's tree
@@ -55,46 +64,6 @@ struct pipeline_options {
 namespace detail {
 
 namespace fs = std::filesystem;
-
-inline std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 14695981039346656037ull) {
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-inline std::string hex64(std::uint64_t v) {
-  char buffer[20];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(v));
-  return buffer;
-}
-
-inline std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-inline std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline void write_text(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw engine_error(engine_error::kind::failed, "cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
-}
-
-// Runs a shell command; its exit code (or −1 when it did not exit).
-inline int run_command(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 inline bool is_executable(const fs::path& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
 
@@ -134,24 +103,30 @@ inline std::string find_include_dir(const std::string& given) {
   return fs::path(__FILE__).parent_path().parent_path().parent_path().string();
 }
 
-inline std::string find_cache_dir(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("SPARSEPERM_CACHE"); env && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "sparseperm").string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "sparseperm").string();
-  return (fs::temp_directory_path() / "sparseperm-cache").string();
-}
-
-// A hash of the library's headers: a program compiled against other headers is another program.
-inline std::uint64_t headers_fingerprint(const fs::path& include_dir) {
+// SHA-256 of the library's headers (names and contents): a module compiled against other headers is
+// another module.
+inline std::string headers_fingerprint(const fs::path& include_dir) {
+  if (!fs::is_regular_file(include_dir / "sparseperm" / "permanent.cuh")) {
+    throw engine_error(engine_error::kind::unavailable, "the library's headers, which modules are compiled against, are not in " +
+                                                            include_dir.string() + " (set SPARSEPERM_INCLUDE_DIR to the folder that holds sparseperm/)");
+  }
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(include_dir / "sparseperm")) {
     if (e.is_regular_file()) files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  std::uint64_t hash = fnv1a("sparseperm " SPARSEPERM_VERSION_STRING);
-  for (const auto& f : files) hash = fnv1a(read_text(f), fnv1a(f.filename().string(), hash));
-  return hash;
+  sha256 hash;
+  hash.update("sparseperm " SPARSEPERM_VERSION_STRING);
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream contents;
+    contents << in.rdbuf();
+    const std::string relative = fs::relative(f, include_dir).string();
+    const std::string bytes = contents.str();
+    hash.update(std::to_string(relative.size()) + ":" + relative + std::to_string(bytes.size()) + ":");
+    hash.update(bytes);
+  }
+  return hex_of(hash.finish());
 }
 
 inline bool host_module_engine(const std::string& engine) { return engine == "cpu-cached"; }
@@ -193,14 +168,15 @@ inline std::string cpu_identity() {
   return identity;
 }
 
-// The output of `compiler --version`.
+// The output of `compiler --version` (asked once a process: a run of several blocks asks again).
 inline std::string compiler_version(const std::string& compiler) {
-  const fs::path version_file = fs::temp_directory_path() / ("sparseperm-compiler-version-" + std::to_string(getpid()));
-  run_command(shell_quote(compiler) + " --version > " + shell_quote(version_file.string()) + " 2>&1");
-  std::string text = read_text(version_file);
-  std::error_code ec;
-  fs::remove(version_file, ec);
-  return text;
+  static std::mutex lock;
+  static std::map<std::string, std::string> known;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (const auto it = known.find(compiler); it != known.end()) return it->second;
+  int status = 0;
+  std::string text = program_output({compiler, "--version"}, &status);  // a failure shows when it compiles
+  return known[compiler] = text + "\nexit code " + std::to_string(status);
 }
 
 }  // namespace detail
@@ -211,8 +187,9 @@ inline std::string pipeline_compiler(const pipeline_options& options = {}) {
 }
 
 struct compiled_module {
-  std::string path;             // the module (a cubin or a shared library), ready to load
-  std::string directory;        // its cache directory (header, source, compile.log)
+  std::string image;            // the module's bytes (a cubin or a shared library), verified: load these
+  std::string path;             // its sealed file in the cache (module.sealed)
+  std::string directory;        // its cache entry (header, source, compile.log)
   bool cached = false;          // found in the cache: nothing was compiled
   double codegen_seconds = 0;
   double compile_seconds = 0;
@@ -235,56 +212,80 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
                             : "engine '" + options.engine + "' compiles a kernel for each matrix and needs nvcc, which was not "
                               "found (put it on PATH or set SPARSEPERM_NVCC)");
   }
+  // Signals while this runs are recorded; a compile in progress is stopped, the build removed, and
+  // the signal raised again when this returns (runtime/process.cuh). Declared first: ends last.
+  const interrupt_scope interrupts;
   // What decides the binary besides the sources: the flags and the target (a GPU architecture, or
   // the CPU that -march=native describes).
   const std::string arch = options.arch.empty() ? "sm_90" : options.arch;
-  const std::string flags = host ? "-std=c++20 -O3 -march=native -fPIC -shared" : "-std=c++20 -cubin -arch=" + arch;
+  const std::vector<std::string> flags = host ? std::vector<std::string>{"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared"}
+                                              : std::vector<std::string>{"-std=c++20", "-cubin", "-arch=" + arch};
   const std::string target = host ? detail::cpu_identity() : arch;
   const std::string module_name = host ? "module.so" : "module.cubin";
   const std::string source_name = host ? "module.cpp" : "module.cu";
 
-  // 1. Code generation, and the cache key.
+  // 1. Code generation, and the cache entry's name.
   const auto start = clock::now();
   const std::string header = generate_matrix_header(matrix, "input", source_name_of_matrix);
   const std::string source = detail::module_source(options.engine, options.precision);
   const fs::path include_dir = detail::find_include_dir(options.include_dir);
-  std::uint64_t key = detail::fnv1a(header);
-  key = detail::fnv1a(source, key);
-  key = detail::fnv1a(detail::compiler_version(compiler) + flags + target, key);
-  key = detail::fnv1a(detail::hex64(detail::headers_fingerprint(include_dir)), key);
-  const fs::path dir = fs::path(detail::find_cache_dir(options.cache_dir)) / (options.engine + "-" + detail::hex64(key));
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw engine_error(engine_error::kind::failed, "cannot create the cache directory " + dir.string() + ": " + ec.message());
-  compiled_module result;
-  result.directory = dir.string();
-  result.path = (dir / module_name).string();
-  result.cached = fs::is_regular_file(result.path);
-  if (!result.cached) {
-    detail::write_text(dir / "matrix.cuh", header);
-    detail::write_text(dir / source_name, source);
+  detail::sha256 digest;
+  for (const std::string& part : {header, source, compiler, detail::compiler_version(compiler), target, detail::headers_fingerprint(include_dir)}) {
+    digest.update(std::to_string(part.size()) + ":").update(part);
   }
+  for (const std::string& flag : flags) digest.update(std::to_string(flag.size()) + ":").update(flag);
+  const std::string entry = options.engine + "-" + detail::hex_of(digest.finish(), 16);
+  const fs::path root = detail::open_private_root(options.cache_dir.empty() ? detail::default_cache_dir() : options.cache_dir);
+  const std::string key = detail::cache_key(root);
+  compiled_module result;
+  result.directory = (root / entry).string();
+  result.path = (root / entry / "module.sealed").string();
   const auto generated = clock::now();
   result.codegen_seconds = std::chrono::duration<double>(generated - start).count();
 
-  // 2. Compilation of the module alone (skipped when the cache holds it).
-  if (!result.cached) {
-    const fs::path log = dir / "compile.log";
-    const fs::path temporary = dir / (module_name + ".tmp" + std::to_string(getpid()));
-    const std::string command = detail::shell_quote(compiler) + " " + flags + " -I" + detail::shell_quote(include_dir.string()) +
-                                " -I" + detail::shell_quote(dir.string()) + " -o " + detail::shell_quote(temporary.string()) + " " +
-                                detail::shell_quote((dir / source_name).string()) + " > " + detail::shell_quote(log.string()) +
-                                " 2>&1";
-    const int status = detail::run_command(command);
-    if (status != 0) {
-      // The engine cannot run this matrix here: the user's to see to (exit code 2), with the compiler's messages.
-      throw engine_error(engine_error::kind::unavailable,
-                         "compiling the " + options.engine + (host ? " module failed (" + fs::path(compiler).filename().string() : " kernel failed (nvcc") +
-                             " exit code " + std::to_string(status) + "); its messages are in " + log.string());
-    }
-    fs::rename(temporary, result.path);
-    result.compile_seconds = std::chrono::duration<double>(clock::now() - generated).count();
+  // A verified entry is used as it is; anything else there is removed and built again.
+  if (auto image = detail::unseal_module(key, entry, result.path)) {
+    result.image = std::move(*image);
+    result.cached = true;
+    return result;
   }
+  detail::remove_cache_path(root / entry);
+
+  // 2. Compilation of the module alone, in a fresh private directory that becomes the entry.
+  detail::build_directory build(root);
+  detail::write_new_file(build.path() / "matrix.cuh", header);
+  detail::write_new_file(build.path() / source_name, source);
+  const fs::path log = build.path() / "compile.log";
+  const fs::path output = build.path() / module_name;
+  int status = 0;
+  {
+    const detail::file_descriptor log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!log_fd) throw engine_error(engine_error::kind::failed, "cannot create " + log.string() + ": " + detail::error_text());
+    std::vector<std::string> argv{compiler};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-I" + include_dir.string(), "-o", output.string(), (build.path() / source_name).string()});
+    status = run_program(argv, log_fd.get());
+  }
+  if (status != 0) {
+    // The engine cannot run this matrix here: the user's to see to (exit code 2), with the compiler's messages.
+    const fs::path failed = root / ("failed-" + entry);
+    detail::remove_cache_path(failed);
+    const fs::path kept = build.move_to(failed) ? failed / "compile.log" : log;
+    throw engine_error(engine_error::kind::unavailable,
+                       "compiling the " + options.engine + (host ? " module failed (" + fs::path(compiler).filename().string() : " kernel failed (nvcc") +
+                           " exit code " + std::to_string(status) + "); its messages are in " + kept.string());
+  }
+  auto image = detail::read_private_file(output, detail::max_module_bytes);
+  if (!image) throw engine_error(engine_error::kind::failed, "the compiler wrote no readable module at " + output.string());
+  detail::write_new_file(build.path() / "module.sealed", detail::seal_module(key, entry, *image));
+  fs::remove(output);
+  if (!build.move_to(root / entry)) {
+    // another run of the same matrix got there first: ours replaces it (built from the same sources)
+    detail::remove_cache_path(root / entry);
+    build.move_to(root / entry);
+  }
+  result.image = std::move(*image);
+  result.compile_seconds = std::chrono::duration<double>(clock::now() - generated).count();
   return result;
 }
 
