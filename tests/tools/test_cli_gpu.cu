@@ -3,9 +3,12 @@
 #include "../gpu/gpu_test_main.hpp"
 
 #include <sparseperm/detail/json_reader.cuh>
+#include <sparseperm/runtime/module_cache.cuh>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <regex>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -122,4 +125,43 @@ TEST_CASE("nvcc missing or failing: one clear line, exit code 2") {
   CHECK(failing.out.empty());
   CHECK(failing.err.rfind("error: compiling the gpu-purereg kernel failed (nvcc exit code 1); its messages are in ", 0) == 0);
   CHECK(std::count(failing.err.begin(), failing.err.end(), '\n') == 1);
+}
+
+// A kernel module is loaded from verified bytes and proves it is this matrix's: another matrix's
+// cubin in the entry (copied, or even sealed again with this user's key) is rebuilt, never run.
+TEST_CASE("a kernel module from another matrix's entry is not run") {
+  namespace fs = std::filesystem;
+  const fs::path cache = cli_test::scratch_dir() / "cache-proof";
+  fs::remove_all(cache);
+  const std::string a = (cli_test::scratch_dir() / "proof_a.mtx").string(), b = (cli_test::scratch_dir() / "proof_b.mtx").string();
+  REQUIRE(run("generate --n 14 --density 0.4 --seed 3 --values ones -o " + a).code == 0);
+  REQUIRE(run("generate --n 14 --density 0.4 --seed 4 --values ones -o " + b).code == 0);
+  const auto compute = [&](const std::string& file) {
+    const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache.string() + " " + SPARSEPERM_CLI + " compute " + file +
+                                     " --engine gpu-cached --json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  const auto entry_of = [](const json::value& v) {
+    std::smatch m;
+    const std::string plan = v["plan"].as_string();
+    REQUIRE(std::regex_search(plan, m, std::regex("module (?:compiled into|from the cache) (/[^;]+)")));
+    return fs::path(m[1].str());
+  };
+  const json::value first_a = compute(a), first_b = compute(b);
+  REQUIRE(first_a["permanent"].as_string() != first_b["permanent"].as_string());
+  const fs::path entry_a = entry_of(first_a), entry_b = entry_of(first_b);
+  fs::remove(entry_b / "module.sealed");
+  fs::copy_file(entry_a / "module.sealed", entry_b / "module.sealed");
+  const json::value copied = compute(b);
+  CHECK(copied["permanent"].as_string() == first_b["permanent"].as_string());
+  CHECK(copied["seconds"]["compile"].as_number() > 0);
+  const std::string key = cli_test::read_file(cache / "key");
+  const auto cubin = sparseperm::detail::unseal_module(key, entry_a.filename().string(), entry_a / "module.sealed");
+  REQUIRE(cubin);
+  fs::remove(entry_b / "module.sealed");
+  std::ofstream(entry_b / "module.sealed", std::ios::binary) << sparseperm::detail::seal_module(key, entry_b.filename().string(), *cubin);
+  const json::value resealed = compute(b);
+  CHECK(resealed["permanent"].as_string() == first_b["permanent"].as_string());
+  CHECK(resealed["seconds"]["compile"].as_number() > 0);
 }
