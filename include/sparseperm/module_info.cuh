@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "config.cuh"
 #include "detail/error_bound.cuh"
@@ -24,6 +25,15 @@ struct cpu_cached_engine {
   static constexpr const char* name = "cpu-cached";
 };
 
+// module_info::engine of each generated engine (−1: none).
+constexpr int module_engine_id(std::string_view engine) {
+  return engine == purereg_engine::name  ? 0
+         : engine == hybrid_engine::name ? 1
+         : engine == cached_engine::name ? 2
+         : engine == cpu_cached_engine::name ? 3
+                                             : -1;
+}
+
 // How a module computes (module_info::arithmetic).
 enum module_arithmetic : std::int32_t {
   module_double = 0,       // double x and products, plain per-thread sums
@@ -34,7 +44,7 @@ enum module_arithmetic : std::int32_t {
 
 struct module_info {
   std::int32_t version = 6;
-  std::int32_t engine = 0;            // 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
+  std::int32_t engine = 0;            // module_engine_id: 0 gpu-purereg, 1 gpu-hybrid, 2 gpu-cached, 3 cpu-cached
   std::int32_t precision = 0;         // the precision it was asked for (precision.cuh), as an integer
   std::int32_t n = 0;
   std::int32_t nnz = 0;

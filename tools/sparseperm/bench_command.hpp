@@ -5,6 +5,8 @@
 // `repeats` times. The table quotes the median of the engine's compute seconds (min and max
 // beside it), the speedup over the baseline engine, and the permanent, so that a reader sees the
 // engines agree. Markdown on stdout; CSV with --csv; a PNG with --plot when python3 has matplotlib.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -229,17 +231,25 @@ inline int run_bench(int argc, char** argv) {
 
   std::string csv = args.value("csv").value_or("");
   const std::string plot = args.value("plot").value_or("");
-  if (csv.empty() && !plot.empty()) csv = (std::filesystem::temp_directory_path() / "sparseperm-bench.csv").string();
+  std::string temporary_csv;  // --plot alone: a private temporary file (mkstemp), not a fixed name in /tmp
+  if (csv.empty() && !plot.empty()) {
+    temporary_csv = (std::filesystem::temp_directory_path() / "sparseperm-bench-XXXXXX").string();
+    const int fd = ::mkstemp(temporary_csv.data());
+    if (fd < 0) throw usage_error("bench: cannot create a temporary file for the plot's data");
+    ::close(fd);
+    csv = temporary_csv;
+  }
   if (!csv.empty()) write_bench_csv(csv, rows, seed);
   if (!plot.empty()) {
     const std::string script = find_plot_script();
+    const std::string python = sparseperm::detail::find_compiler("", "SPARSEPERM_PYTHON", {"python3"});
     if (script.empty()) {
       std::fprintf(stderr, "bench: no plot: the plotting script is not installed\n");
-    } else {
-      const std::string command = "python3 '" + script + "' '" + csv + "' '" + plot + "'";
-      if (std::system(command.c_str()) != 0) std::fprintf(stderr, "bench: no plot (python3 with matplotlib is needed)\n");
+    } else if (python.empty() || run_program({python, script, csv, plot}, 2) != 0) {  // no shell: names pass as they are
+      std::fprintf(stderr, "bench: no plot (python3 with matplotlib is needed)\n");
     }
   }
+  if (!temporary_csv.empty()) std::filesystem::remove(temporary_csv);
   return 0;
 }
 

@@ -68,7 +68,7 @@ inline int run_inspect(int argc, char** argv) {
   const sparse_matrix& m = file.matrix;
   const int n = m.n();
 
-  std::printf("file             %s\n", file.path.c_str());
+  std::printf("file             %s\n", sparseperm::detail::printable(file.path).c_str());
   std::printf("matrix           %d x %d, %lld nonzeros (density %.3f); %s %s %s", n, n, static_cast<long long>(m.nnz()),
               n ? static_cast<double>(m.nnz()) / (static_cast<double>(n) * n) : 0.0, file.format.c_str(),
               file.field.c_str(), file.symmetry.c_str());

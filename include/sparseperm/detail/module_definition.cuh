@@ -42,7 +42,7 @@ struct module_definition {
 
   static constexpr module_info info() {
     module_info i;
-    i.engine = on_host ? 3 : cached ? 2 : hybrid ? 1 : 0;
+    i.engine = module_engine_id(Engine::name);
     i.precision = static_cast<std::int32_t>(P);
     i.n = plan::n;
     i.nnz = M::pattern::nnz;

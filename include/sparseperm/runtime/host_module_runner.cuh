@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "../detail/file_descriptor.cuh"
 #include "../engine_error.cuh"
 #include "../engines/cpu_cached.cuh"
 #include "../module_info.cuh"
@@ -26,21 +27,10 @@ class loaded_host_module {
  public:
   // `image`: the shared library's bytes; `name`: what errors call it.
   loaded_host_module(const std::string& image, const std::string& name) : name_(name) {
-    const int fd = ::memfd_create("sparseperm-module", MFD_CLOEXEC);
-    if (fd < 0) fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
-    std::size_t done = 0;
-    while (done < image.size()) {
-      const ssize_t wrote = ::write(fd, image.data() + done, image.size() - done);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) {
-        ::close(fd);
-        fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
-      }
-      done += static_cast<std::size_t>(wrote);
-    }
-    const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ::close(fd);  // the mapping keeps what it needs
+    const detail::file_descriptor memory(::memfd_create("sparseperm-module", MFD_CLOEXEC));
+    if (!memory || !detail::write_all(memory.get(), image)) fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
+    const std::string path = "/proc/self/fd/" + std::to_string(memory.get());
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the mapping keeps what it needs once memory closes
     if (handle_ == nullptr) fail("cannot load the module " + name + ": " + last_error());
   }
   ~loaded_host_module() {

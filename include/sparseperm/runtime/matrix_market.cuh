@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "../detail/decimal_rounding.cuh"
+#include "../detail/file_descriptor.cuh"
 #include "input_error.cuh"
 #include "sparse_matrix.cuh"
 
@@ -405,14 +406,11 @@ namespace detail {
 // The whole text of `path`, read in pieces: a regular file, a pipe or a device alike stop at
 // max_matrix_market_bytes, and a NUL byte (not a text file: /dev/zero) stops the read where it is.
 inline std::string read_matrix_market_text(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file) {
     throw input_error(path, 0, errno == ENOENT ? std::string("cannot open: no such file") : "cannot open: " + std::string(std::strerror(errno)));
   }
-  struct closer {
-    int fd;
-    ~closer() { ::close(fd); }
-  } close_at_exit{fd};
+  const int fd = file.get();
   struct stat status {};
   if (::fstat(fd, &status) != 0) throw input_error(path, 0, "cannot read: " + std::string(std::strerror(errno)));
   if (S_ISDIR(status.st_mode)) throw input_error(path, 0, "cannot read: it is a directory");

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/file_descriptor.cuh"
 #include "../detail/sha256.cuh"
 #include "../engine_error.cuh"
 
@@ -48,25 +50,6 @@ namespace fs = std::filesystem;
 }
 
 inline std::string error_text() { return std::strerror(errno); }
-
-// A descriptor that closes itself.
-class file_descriptor {
- public:
-  explicit file_descriptor(int fd = -1) : fd_(fd) {}
-  ~file_descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  file_descriptor(file_descriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  file_descriptor& operator=(file_descriptor&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
 
 // The cache root the environment names (see the top of this file).
 inline std::string default_cache_dir() {
@@ -159,13 +142,7 @@ inline std::optional<std::string> read_private_file(const fs::path& path, std::u
 inline void write_new_file(const fs::path& path, std::string_view bytes) {
   const file_descriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) throw engine_error(engine_error::kind::failed, "cannot create " + path.string() + ": " + error_text());
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t wrote = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) throw engine_error(engine_error::kind::failed, "cannot write " + path.string() + ": " + error_text());
-    done += static_cast<std::size_t>(wrote);
-  }
+  if (!write_all(fd.get(), bytes)) throw engine_error(engine_error::kind::failed, "cannot write " + path.string() + ": " + error_text());
 }
 
 inline std::string random_bytes(std::size_t count) {
@@ -204,7 +181,7 @@ inline std::string cache_key(const fs::path& root) {
     const file_descriptor made(::mkstemp(temporary.data()));
     if (!made) refuse_cache("key cannot be created in " + root.string() + ": " + error_text());
     const std::string key = random_bytes(cache_key_bytes);
-    const bool written = ::write(made.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(made.get()) == 0;
+    const bool written = write_all(made.get(), key) && ::fsync(made.get()) == 0;
     const bool linked = written && ::link(temporary.c_str(), path.c_str()) == 0;
     ::unlink(temporary.c_str());
     if (linked) return key;
@@ -282,6 +259,18 @@ class build_directory {
 inline void remove_cache_path(const fs::path& path) {
   std::error_code ec;
   fs::remove_all(path, ec);
+}
+
+// Build folders that a killed process left (SIGKILL, a power cut: no scope ran), a day old or more.
+inline void remove_stale_builds(const fs::path& root) {
+  std::error_code ec;
+  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("build-", 0) == 0 && e.is_directory(ec) && !e.is_symlink(ec) && e.last_write_time(ec) < day_ago) {
+      remove_cache_path(e.path());
+    }
+  }
 }
 
 }  // namespace sparseperm::detail

@@ -25,10 +25,6 @@ class module_mismatch_error : public engine_error {
 
 namespace detail {
 
-inline int module_engine_id(std::string_view engine) {
-  return engine == "gpu-purereg" ? 0 : engine == "gpu-hybrid" ? 1 : engine == "gpu-cached" ? 2 : engine == "cpu-cached" ? 3 : -1;
-}
-
 // Why the module (its info and its module_matrix's `bytes`) is not the one for this matrix, engine
 // and precision; nothing when it is.
 inline std::optional<std::string> module_mismatch(const module_info& info, const void* bytes, std::size_t size,

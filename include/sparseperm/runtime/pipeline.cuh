@@ -103,6 +103,17 @@ inline std::string find_include_dir(const std::string& given) {
   return fs::path(__FILE__).parent_path().parent_path().parent_path().string();
 }
 
+// f(key) once a process for each key (the parts of a cache entry's name that a run of several
+// blocks would otherwise compute again for each).
+template <class F>
+const std::string& once_per_process(const std::string& key, F f) {
+  static std::mutex lock;
+  static std::map<std::string, std::string> known;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  return known[key] = f();
+}
+
 // SHA-256 of the library's headers (names and contents): a module compiled against other headers is
 // another module.
 inline std::string headers_fingerprint(const fs::path& include_dir) {
@@ -168,15 +179,11 @@ inline std::string cpu_identity() {
   return identity;
 }
 
-// The output of `compiler --version` (asked once a process: a run of several blocks asks again).
+// The output of `compiler --version` (a failure shows when it compiles).
 inline std::string compiler_version(const std::string& compiler) {
-  static std::mutex lock;
-  static std::map<std::string, std::string> known;
-  const std::lock_guard<std::mutex> hold(lock);
-  if (const auto it = known.find(compiler); it != known.end()) return it->second;
   int status = 0;
-  std::string text = program_output({compiler, "--version"}, &status);  // a failure shows when it compiles
-  return known[compiler] = text + "\nexit code " + std::to_string(status);
+  const std::string text = program_output({compiler, "--version"}, &status);
+  return text + "\nexit code " + std::to_string(status);
 }
 
 }  // namespace detail
@@ -230,7 +237,10 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
   const std::string source = detail::module_source(options.engine, options.precision);
   const fs::path include_dir = detail::find_include_dir(options.include_dir);
   detail::sha256 digest;
-  for (const std::string& part : {header, source, compiler, detail::compiler_version(compiler), target, detail::headers_fingerprint(include_dir)}) {
+  const std::string& version = detail::once_per_process("version " + compiler, [&] { return detail::compiler_version(compiler); });
+  const std::string& headers =
+      detail::once_per_process("headers " + include_dir.string(), [&] { return detail::headers_fingerprint(include_dir); });
+  for (const std::string& part : {header, source, compiler, version, target, headers}) {
     digest.update(std::to_string(part.size()) + ":").update(part);
   }
   for (const std::string& flag : flags) digest.update(std::to_string(flag.size()) + ":").update(flag);
@@ -252,6 +262,7 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
   detail::remove_cache_path(root / entry);
 
   // 2. Compilation of the module alone, in a fresh private directory that becomes the entry.
+  detail::remove_stale_builds(root);
   detail::build_directory build(root);
   detail::write_new_file(build.path() / "matrix.cuh", header);
   detail::write_new_file(build.path() / source_name, source);

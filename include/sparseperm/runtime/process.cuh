@@ -27,6 +27,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -40,7 +41,8 @@ namespace sparseperm {
 
 namespace detail {
 inline volatile std::sig_atomic_t interrupt_signal = 0;  // the signal interrupt_scope recorded, or 0
-inline int interrupt_scopes = 0;                           // nesting depth (one thread compiles at a time)
+inline int interrupt_scopes = 0;                           // scopes alive (in any thread), under interrupt_lock
+inline std::mutex interrupt_lock;
 inline void record_interrupt(int signal) { interrupt_signal = signal; }
 }  // namespace detail
 
@@ -66,7 +68,8 @@ class interrupted_error : public engine_error {
 class interrupt_scope {
  public:
   interrupt_scope() {
-    if (detail::interrupt_scopes++ > 0) return;
+    const std::lock_guard<std::mutex> hold(detail::interrupt_lock);
+    if (detail::interrupt_scopes++ > 0) return;  // the first scope installs, the last one restores
     detail::interrupt_signal = 0;
     for (std::size_t k = 0; k < std::size(signals); ++k) {
       struct sigaction now {};
@@ -79,14 +82,17 @@ class interrupt_scope {
     }
   }
   ~interrupt_scope() {
-    if (--detail::interrupt_scopes > 0) return;
-    for (std::size_t k = 0; k < std::size(signals); ++k) {
-      if (installed_[k]) sigaction(signals[k], &previous_[k], nullptr);
-    }
-    if (const int signal = detail::interrupt_signal) {
+    int signal = 0;
+    {
+      const std::lock_guard<std::mutex> hold(detail::interrupt_lock);
+      if (--detail::interrupt_scopes > 0) return;
+      for (std::size_t k = 0; k < std::size(signals); ++k) {
+        if (installed_[k]) sigaction(signals[k], &previous_[k], nullptr);
+      }
+      signal = detail::interrupt_signal;
       detail::interrupt_signal = 0;
-      ::raise(signal);  // the caller's own disposition, now that the cleanup is done
     }
+    if (signal) ::raise(signal);  // the caller's own disposition, now that the cleanup is done
   }
   interrupt_scope(const interrupt_scope&) = delete;
   interrupt_scope& operator=(const interrupt_scope&) = delete;
@@ -97,9 +103,10 @@ class interrupt_scope {
   }
 
  private:
+  // what the first scope found and installed (the one whose destructor restores them is the last)
   static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction previous_[3] {};
-  bool installed_[3] = {};
+  static inline struct sigaction previous_[3]{};
+  static inline bool installed_[3] = {};
 };
 
 namespace detail {
