@@ -235,6 +235,18 @@ TEST_CASE("the module cache: private, verified before loading, rebuilt when anyt
   }
 }
 
+TEST_CASE("a private cache under a permissive umask: the compiler's output is still taken") {
+  if (!has_compiler()) return;
+  const fs::path dir = fresh_dir("umask");
+  const std::string m4 = (dir / "m4.mtx").string();
+  write(m4, mycielski4);
+  for (int run = 0; run < 2; ++run) {  // compiled, then from the cache
+    const json::value v = computed(run_raw("umask 002; " + compute_in(dir / "cache", m4)));
+    CHECK(v["permanent"].as_string() == "250");
+    CHECK((v["seconds"]["compile"].as_number() > 0) == (run == 0));
+  }
+}
+
 TEST_CASE("an interrupt while a module compiles stops it at once, says so and leaves nothing behind") {
   const fs::path dir = fresh_dir("interrupt");
   const std::string m4 = (dir / "m4.mtx").string();

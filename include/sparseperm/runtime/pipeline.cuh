@@ -286,6 +286,7 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
                        "compiling the " + options.engine + (host ? " module failed (" + fs::path(compiler).filename().string() : " kernel failed (nvcc") +
                            " exit code " + std::to_string(status) + "); its messages are in " + kept.string());
   }
+  ::chmod(output.c_str(), 0600);  // the compiler wrote it under the umask (0664 under umask 002): the build folder is ours alone
   auto image = detail::read_private_file(output, detail::max_module_bytes);
   if (!image) throw engine_error(engine_error::kind::failed, "the compiler wrote no readable module at " + output.string());
   detail::write_new_file(build.path() / "module.sealed", detail::seal_module(key, entry, *image));
