@@ -60,12 +60,6 @@ inline const engine_description& resolve_engine(const std::string& name, int n, 
   return *engine;
 }
 
-inline std::string format_count(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", v);
-  return buffer;
-}
-
 // The dp engine on a matrix, in the column order `order` (dp_orders).
 inline permanent_result permanent_dp(const sparse_matrix& matrix, const dp_order& order, int threads = 0) {
   const auto start = std::chrono::steady_clock::now();
@@ -222,22 +216,11 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
 // (detail/error_bound.cuh: |perm(Â) − perm(A)| ≤ (Π(1 + ρ_i) − 1)·perm(|A|)).
 inline void add_input_rounding(permanent_result& result, const sparse_matrix& matrix) {
   if (result.exact || !result.error_bound || matrix.input_rounding().empty()) return;
-  const int n = matrix.n();
   const std::vector<double>& rho = matrix.input_rounding();
   // the sums bound the file's |a_ij| ≤ |â_ij| / (1 − ρ), not only the doubles held
   const double widen = detail::bound_margin / (1 - *std::max_element(rho.begin(), rho.end()));
-  detail::grid_rounding_builder facts;
-  for (int i = 0; i < n; ++i) {
-    double sum = 0;
-    bool negative = false;
-    for (const double v : matrix.row_values(i)) sum += std::fabs(v), negative = negative || v < 0;
-    facts.row(rho[static_cast<std::size_t>(i)], sum * widen, negative);
-  }
-  for (int j = 0; j < n; ++j) {
-    double sum = 0;
-    for (const double v : matrix.column_values(j)) sum += std::fabs(v);
-    facts.column(sum * widen);
-  }
+  const detail::grid_rounding_builder facts =
+      detail::perturbation_builder(matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen);
   const double bound = *result.error_bound;
   set_error_bound(result, (bound + detail::grid_perturbation_bound(facts.facts(), result.value, bound)) * detail::bound_margin);
   result.plan += "; the bound includes the rounding of the file's values to doubles";

@@ -130,10 +130,10 @@ inline std::string format_bytes(double bytes) {
 
 // A count that may be astronomical (predicted states, transitions): %.3g, never a conversion to an
 // integer type that could overflow.
-inline std::string format_estimate(double count) {
-  char buffer[32];
+inline std::string format_count(double count) {
   if (!std::isfinite(count)) return "more than 1e308";
-  std::snprintf(buffer, sizeof buffer, count < 1e15 ? "%.0f" : "%.3g", count);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", count);
   return buffer;
 }
 
@@ -163,7 +163,7 @@ inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, con
     if (order.frontier > dp_max_frontier) {
       e.why = "frontier " + std::to_string(order.frontier) + " > " + std::to_string(dp_max_frontier);
     } else if (e.memory_bytes > memory_limit) {
-      e.why = "needs about " + format_bytes(e.memory_bytes) + " for " + format_estimate(order.peak_states) +
+      e.why = "needs about " + format_bytes(e.memory_bytes) + " for " + format_count(order.peak_states) +
               " states, more than the " + format_bytes(memory_limit) + " it may use";
     } else {
       e.seconds = order.transitions * rates.dp_transition * (big ? rates.dp_big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));

@@ -58,32 +58,43 @@ struct row_grids {
   T value(int row, double v) const { return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v); }
 };
 
+// What changing row i of `matrix` by at most rho(i) relatively does to its permanent (error_bound.cuh's
+// grid_rounding_builder, fed the row and column sums of |a_ij|): the row grids' rounding here, the
+// rounding of a file's values on reading in compute.cuh. `widen` (≥ 1) scales the sums where they
+// must bound values other than the ones held.
+template <class Rho>
+grid_rounding_builder perturbation_builder(const sparse_matrix& matrix, const Rho& rho, double widen = 1) {
+  grid_rounding_builder b;
+  for (int i = 0; i < matrix.n(); ++i) {
+    double sum = 0;
+    bool negative = false;
+    for (const double v : matrix.row_values(i)) sum += std::fabs(v), negative = negative || v < 0;
+    b.row(rho(i), sum * widen, negative);
+  }
+  for (int j = 0; j < matrix.n(); ++j) {
+    double sum = 0;
+    for (const double v : matrix.column_values(j)) sum += std::fabs(v);
+    b.column(sum * widen);
+  }
+  return b;
+}
+
 template <class T = double>
 row_grids<T> row_grids_of(const sparse_matrix& matrix) {
   const int n = matrix.n();
   row_grids<T> g;
   g.exponent.resize(n);
-  std::vector<double> sums(n, 0.0);
   for (int i = 0; i < n; ++i) {
-    for (double v : matrix.row_values(i)) sums[i] += std::fabs(v);
-    g.exponent[i] = grid_exponent(sums[i]);
+    double sum = 0;
+    for (double v : matrix.row_values(i)) sum += std::fabs(v);
+    g.exponent[i] = grid_exponent(sum);
     g.representable = g.representable && g.exponent[i] <= max_grid_exponent;
   }
-  grid_rounding_builder b;
-  for (int i = 0; i < n; ++i) {
+  grid_rounding_builder b = perturbation_builder(matrix, [&](int i) {
     double rho = 0;
-    bool negative = false;
-    for (double v : matrix.row_values(i)) {
-      rho = std::max(rho, relative_change<T>(static_cast<T>(v), g.value(i, v)));
-      negative = negative || v < 0;
-    }
-    b.row(rho, sums[i], negative);
-  }
-  for (int j = 0; j < n; ++j) {
-    double sum = 0;
-    for (double v : matrix.column_values(j)) sum += std::fabs(v);
-    b.column(sum);
-  }
+    for (double v : matrix.row_values(i)) rho = std::max(rho, relative_change<T>(static_cast<T>(v), g.value(i, v)));
+    return rho;
+  });
   if (!g.representable) b.unrepresentable();
   g.facts = b.facts();
   return g;
