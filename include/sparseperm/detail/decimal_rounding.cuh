@@ -113,13 +113,11 @@ inline bool is_exactly(std::uint64_t significand, long long exponent, double val
   const double magnitude = std::fabs(value);
   if (exponent >= 0) {
     if (exponent >= 23) return false;  // 5^23 > 2^53: the odd part is too long
-    unsigned __int128 s = significand;
-    for (long long k = 0; k < exponent; ++k) s *= 5;
-    if (s >> 64) return false;
-    std::uint64_t odd = static_cast<std::uint64_t>(s);
+    unsigned __int128 odd = significand;  // below 10^19 · 5^22 < 2^128
+    for (long long k = 0; k < exponent; ++k) odd *= 5;
     int twos = static_cast<int>(exponent);
-    while ((odd & 1) == 0) odd >>= 1, ++twos;
-    return odd < (std::uint64_t{1} << 53) && std::ldexp(static_cast<double>(odd), twos) == magnitude;
+    while ((odd & 1) == 0) odd >>= 1, ++twos;  // a product past 2^64 may still be a double: 4444444444444442624 · 10
+    return odd < (std::uint64_t{1} << 53) && std::ldexp(static_cast<double>(static_cast<std::uint64_t>(odd)), twos) == magnitude;
   }
   const long long fives = -exponent;
   if (fives > 27) return false;  // 5^28 > 2^64 > significand: 5^−q cannot divide it
