@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Quick start on a fresh Debian machine (with the CUDA toolkit for the GPU parts).
 #
-#   tools/quickstart.sh run    install what is missing, build, compute the permanent of a bundled example
-#   tools/quickstart.sh test   install what is missing, build, run the whole test suite
+#   tools/quickstart.sh run    install what is missing, build the tool and the generator only, compute the
+#                              permanent of a bundled example
+#   tools/quickstart.sh test   install what is missing, build everything, run the whole test suite
 #
 # The build goes to ./build (or $SPARSEPERM_BUILD_DIR). Without nvcc the host parts are built alone.
 set -euo pipefail
@@ -36,16 +37,19 @@ find_cuda() {
   fi
 }
 
+# configure_and_build [target...]: everything when no target is named.
 configure_and_build() {
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build" -j "$jobs"
+  local targets=()
+  (($#)) && targets=(--target "$@")
+  cmake --build "$build" -j "$jobs" "${targets[@]}"
 }
 
 case "$mode" in
   run)
     install_missing
     find_cuda
-    configure_and_build
+    configure_and_build sparseperm_cli sparseperm_gen
     echo
     echo "\$ sparseperm compute examples/data/domino_8x6.mtx"
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
