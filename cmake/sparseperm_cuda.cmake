@@ -1,6 +1,6 @@
 # CUDA setup: enabled only when a toolkit is present, architecture 90 by default, C++20 for nvcc.
 #
-# Sets SPARSEPERM_HAS_CUDA. Facts this works around (measured, DESIGN.md §7):
+# Sets SPARSEPERM_HAS_CUDA. Facts this works around (measured on CMake 3.25 and nvcc 13):
 #  - CMAKE_CUDA_ARCHITECTURES=native is a hard error without a GPU, so default to 90 when unset;
 #  - CMake 3.25.1 does not know how to pass C++20 to nvcc (CUDA_STANDARD 20 fails at generate time),
 #    so tell it the flag after enable_language(CUDA).

@@ -20,9 +20,11 @@ int main() {
   }
   using board = sparseperm::generated::domino_8x6::matrix;
   int wrong = 0;
-  for (const char* engine : {"gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
-    const sparseperm::permanent_result r = sparseperm::permanent<board>({.engine = engine});
-    std::printf("%s: %s domino tilings of the 8 x 6 board (%s, %.4f s)\n", engine, r.permanent.c_str(),
+  // Each engine is a tag: only the ones named are compiled.
+  for (const sparseperm::permanent_result& r :
+       {sparseperm::permanent<board>(), sparseperm::permanent<board, sparseperm::engines::gpu_hybrid>(),
+        sparseperm::permanent<board, sparseperm::engines::gpu_purereg>()}) {
+    std::printf("%s: %s domino tilings of the 8 x 6 board (%s, %.4f s)\n", r.engine.c_str(), r.permanent.c_str(),
                 r.exact ? "exact" : "double", r.seconds.compute);
     wrong += r.permanent != "167089";
   }

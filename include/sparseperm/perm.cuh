@@ -1,45 +1,40 @@
 #pragma once
-// sparseperm: permanents of sparse matrices. The one header users include.
+// sparseperm: permanents of sparse matrices. The header users include.
 //
-//   sparseperm::read_matrix_market(path)        a file's matrix (runtime/matrix_market.cuh)
+//   sparseperm::read_matrix_market(path)        a file's matrix (matrix/matrix_market.cuh)
 //   sparseperm::compute_permanent(matrix, opt)  structure check, engine choice, the result record
 //   sparseperm::make_plan(matrix)               what `auto` would do: blocks, reductions, estimates
 //   sparseperm::permanent<M>(options)           a generated matrix type on the GPU (compiled by nvcc)
 //   sparseperm::permanent_cpu_cached<M>(opt)    a generated matrix type on the CPU (cpu-cached)
-//   sparseperm::permanent_cpu_sparse(...) etc.  the engines themselves (engines/)
+//   sparseperm::engines::*, engine_catalog      the engines (engines/catalog.cuh)
 //
-// The compile-time building blocks (Gray-code facts, launch plans, orderings, partitions) are
-// constexpr and usable from device code. Compiled by nvcc, this header also brings the GPU engines.
-#include "column_masks.cuh"
+// The generated engines run from compute_permanent where the program also includes
+// <sparseperm/pipeline.cuh> (the compilers, the module cache, the loaders). The compile-time building
+// blocks (Gray-code facts, launch plans, orderings, partitions) are constexpr and usable from device
+// code. Compiled by nvcc, this header also brings the GPU engines.
 #include "compute.cuh"
-#include "config.cuh"
-#include "engine_error.cuh"
-#include "engine_catalog.cuh"
-#include "engines/cpu_cached.cuh"
-#include "engines/cpu_sparse.cuh"
-#include "engines/dp.cuh"
-#include "engines/reference.cuh"
-#include "gray_code.cuh"
-#include "launch_parameters.cuh"
-#include "occupancy.cuh"
-#include "ordering.cuh"
+#include "core/config.cuh"
+#include "core/engine_error.cuh"
+#include "core/progress.cuh"
+#include "core/result.cuh"
+#include "engines/catalog.cuh"
+#include "matrix/column_masks.cuh"
+#include "matrix/input_error.cuh"
+#include "matrix/matrix_market.cuh"
+#include "matrix/pattern.cuh"
+#include "matrix/sparse_matrix.cuh"
+#include "module/codegen.cuh"
 #include "planner.cuh"
-#include "progress.cuh"
-#include "result.cuh"
 #include "result_json.cuh"
-#include "runtime/block_decomposition.cuh"
-#include "runtime/generator.cuh"
-#include "runtime/input_error.cuh"
-#include "runtime/matching.cuh"
-#include "runtime/matrix_market.cuh"
-#include "runtime/reductions.cuh"
-#include "runtime/sparse_matrix.cuh"
-#include "codegen.cuh"
-#include "pattern.cuh"
-#include "ryser_plan.cuh"
-#include "structure.cuh"
+#include "ryser/gray_code.cuh"
+#include "ryser/launch_parameters.cuh"
+#include "ryser/occupancy.cuh"
+#include "ryser/ordering.cuh"
+#include "ryser/ryser_plan.cuh"
+#include "structure/block_decomposition.cuh"
+#include "structure/matching.cuh"
+#include "structure/reductions.cuh"
+#include "structure/structural_rank.cuh"
 #if defined(__CUDACC__)
-#  include "engines/gpu_sparse.cuh"
-#  include "gpu/module_runner.cuh"
 #  include "permanent.cuh"
 #endif

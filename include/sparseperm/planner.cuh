@@ -1,16 +1,16 @@
 #pragma once
-// The `auto` planner (DESIGN §4): make the matrix smaller, then run the cheapest engine per block.
+// The `auto` planner: make the matrix smaller, then run the cheapest engine per block.
 //
 //   1. maximum matching: none perfect → permanent 0;
 //   2. Dulmage–Mendelsohn fine blocks: perm = Π perm(block) (entries between blocks dropped);
-//   3. degree reductions in each block (runtime/reductions.cuh), and the fine blocks again where
+//   3. degree reductions in each block (structure/reductions.cuh), and the fine blocks again where
 //      they changed it;
-//   4. for each remaining block, every engine that can run it here gets an estimate of its seconds
-//      (dp: predicted transitions; Ryser engines: 2^(n−1) steps at their measured step rate, the
-//      cached engines' steps priced by their cost model, plus compiling) and of its memory; the
-//      cheapest one that fits in memory runs.
+//   4. for each remaining block, every planned engine of the catalog that can run it here gives an
+//      estimate of its seconds and memory (its tag's estimate: dp from predicted transitions, the
+//      Ryser engines from 2^(n−1) steps at measured rates, the cached engines' steps priced by their
+//      cost model, plus compiling); the cheapest one that fits in memory runs.
 //
-// The rates are measured ones (README "Numbers"): they rank engines, they do not promise times.
+// The rates are measured ones (tools/benchmarks.md): they rank engines, they do not promise times.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -24,47 +24,25 @@
 #include <utility>
 #include <vector>
 
-#include "detail/big_integer.cuh"
-#include "detail/scaled_double.cuh"
-#include "detail/runtime_arithmetic.cuh"
-#include "engine_catalog.cuh"
-#include "engine_error.cuh"
-#include "engines/dp.cuh"
-#include "ordering.cuh"
-#include "runtime/block_decomposition.cuh"
-#include "runtime/matching.cuh"
-#include "runtime/reductions.cuh"
-#include "runtime/sparse_matrix.cuh"
+#include "numeric/big_integer.cuh"
+#include "numeric/scaled_double.cuh"
+#include "ryser/runtime_arithmetic.cuh"
+#include "core/engine_error.cuh"
+#include "detail/format.cuh"
+#include "engines/catalog.cuh"
+#include "ryser/ordering.cuh"
+#include "structure/block_decomposition.cuh"
+#include "structure/matching.cuh"
+#include "structure/reductions.cuh"
+#include "matrix/sparse_matrix.cuh"
 
 namespace sparseperm {
 
-// Measured rates behind the estimates (seconds).
-struct planner_rates {
-  double dp_transition = 2e-8;              // per predicted transition, 2 cores (mesh1e1: 2.3e7 in 0.47 s)
-  double dp_big_integer_factor = 4;         // big-integer states cost more
-  double cpu_sparse_step_per_row = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
-  double gpu_sparse_step = 1.2e-11;         // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
-  double gpu_cached_cost_rate = 1.8e13;     // gpu-cached's modelled cost units (cached_layout::cost) per second on an
-                                            // H100 (n = 40, p = 0.1 / 0.3 / 0.5: 2.3e13 / 1.9e13 / 1.6e13)
-  double cpu_cached_cost_rate = 4.8e9;      // cpu-cached's modelled cost units per second and core (n = 30, p = 0.1 /
-                                            // 0.3: 4.8e9 / 5.0e9, AMD EPYC with AVX-512)
-  double cpu_compile = 1.0;                 // generating and compiling a host module (cached: less)
-  double gpu_setup = 0.3;                   // context and launches
-  double gpu_compile = 2.5;                 // generating and compiling a kernel (cached: less)
-};
-
-struct engine_estimate {
-  std::string engine;
-  std::optional<double> seconds;  // empty: cannot run this block here (see `why`)
-  double memory_bytes = 0;
-  std::string why;
-};
-
 struct block_plan {
   sparse_matrix matrix;
-  std::vector<engine_estimate> estimates;
-  std::string engine;  // the choice
-  dp_order order;      // the dp engine's best order
+  std::vector<engine_estimate> estimates;       // one per planned engine of the catalog
+  const engine_description* engine = nullptr;  // the choice
+  frontier_order order;                         // the column order of smallest frontier found
 };
 
 struct permanent_plan {
@@ -118,91 +96,37 @@ inline double planner_memory_limit() {
   return 4.0 * (1ull << 30);
 }
 
-inline std::string format_bytes(double bytes) {
-  char buffer[40];
-  if (bytes < 1 << 20) std::snprintf(buffer, sizeof buffer, "%.0f KiB", bytes / 1024);
-  else if (bytes < 1ull << 30) std::snprintf(buffer, sizeof buffer, "%.1f MiB", bytes / (1 << 20));
-  else if (bytes < 0x1p50) std::snprintf(buffer, sizeof buffer, "%.1f GiB", bytes / (1ull << 30));
-  else if (std::isfinite(bytes)) std::snprintf(buffer, sizeof buffer, "%.2g bytes", bytes);
-  else std::snprintf(buffer, sizeof buffer, "more than 1e308 bytes");
-  return buffer;
-}
-
-// A count that may be astronomical (predicted states, transitions): %.3g, never a conversion to an
-// integer type that could overflow.
-inline std::string format_count(double count) {
-  if (!std::isfinite(count)) return "more than 1e308";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", count);
-  return buffer;
-}
-
-inline std::string format_seconds(double s) {
-  char buffer[32];
-  if (s < 1e-3) std::snprintf(buffer, sizeof buffer, "%.1e s", s);
-  else if (s < 1e5) std::snprintf(buffer, sizeof buffer, "%.3g s", s);
-  else std::snprintf(buffer, sizeof buffer, "%.1e s (%.3g days)", s, s / 86400);
-  return buffer;
-}
+using detail::format_bytes;
+using detail::format_count;
+using detail::format_seconds;
 
 namespace detail {
 
-inline std::vector<engine_estimate> estimate_engines(const sparse_matrix& m, const dp_order& order, const compute_options& options,
-                                                     const planner_rates& rates, double memory_limit) {
-  const int n = m.n();
-  const double steps = std::ldexp(1.0, n - 1);
-  const int threads = detail::engine_threads(options.threads);
+// Every planned engine of the catalog on one block: why it cannot (too large, unavailable here, no
+// certified bound), or its own estimate (engines/engine.cuh).
+inline std::vector<engine_estimate> estimate_engines(const planner_block& block) {
   std::vector<engine_estimate> estimates;
-  {
+  for (const engine_description* engine : engine_descriptions()) {
+    if (!engine->planned()) continue;
     engine_estimate e;
-    e.engine = "dp";
-    const bool big = m.has_integer_values() && !fits_int128(m, 0);
-    const double words = order.frontier <= 64 ? 1 : order.frontier <= 128 ? 2 : order.frontier <= 256 ? 4 : 8;
-    const double state_bytes = 8 * words + (big ? 64 : 16);
-    e.memory_bytes = order.peak_states * state_bytes * 4;  // states, a table at half load, the next states
-    if (order.frontier > dp_max_frontier) {
-      e.why = "frontier " + std::to_string(order.frontier) + " > " + std::to_string(dp_max_frontier);
-    } else if (e.memory_bytes > memory_limit) {
-      e.why = "needs about " + format_bytes(e.memory_bytes) + " for " + format_count(order.peak_states) +
-              " states, more than the " + format_bytes(memory_limit) + " it may use";
-    } else {
-      e.seconds = order.transitions * rates.dp_transition * (big ? rates.dp_big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
-    }
-    estimates.push_back(e);
-  }
-  for (const char* name : {"cpu-sparse", "cpu-cached", "gpu-sparse", "gpu-cached"}) {
-    engine_estimate e;
-    e.engine = name;
-    const engine_description* d = find_engine(name);
-    if (n > d->max_n) {
-      e.why = "n > " + std::to_string(d->max_n);
-    } else if (const auto why = engine_unavailable(*d, options)) {
+    e.engine = engine;
+    if (block.matrix.n() > engine->max_n) {
+      e.why = "n > " + std::to_string(engine->max_n);
+    } else if (const auto why = engine_unavailable(*engine, block.options)) {
       e.why = *why;
-    } else if (const auto uncertified = detail::ryser_bound_refusal(m)) {
+    } else if (const auto uncertified = engine->rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
       e.why = *uncertified;
-    } else if (e.engine == "cpu-sparse") {
-      e.seconds = steps * (n + 2) * rates.cpu_sparse_step_per_row / std::max(1, threads);
-    } else if (e.engine == "gpu-sparse") {
-      e.seconds = rates.gpu_setup + steps * rates.gpu_sparse_step;
     } else {
-      const column_masks pattern = m.masks();
-      const column_masks ordered = reorder(pattern, permanent_ordering(pattern).order);
-      if (e.engine == "cpu-cached") {
-        const cached_layout layout = plan_cached_layout(ordered, cached_options_on_host);
-        e.seconds = rates.cpu_compile + steps * layout.cost / (rates.cpu_cached_cost_rate * std::max(1, threads));
-      } else {
-        const cached_layout layout = plan_cached_layout(ordered);
-        e.seconds = rates.gpu_setup + rates.gpu_compile + steps * layout.cost / rates.gpu_cached_cost_rate;
-      }
+      engine->estimate(block, e);
     }
-    estimates.push_back(e);
+    estimates.push_back(std::move(e));
   }
   return estimates;
 }
 
 }  // namespace detail
 
-inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& options = {}, const planner_rates& rates = {}) {
+inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& options = {}) {
   permanent_plan plan;
   plan.n = a.n();
   plan.nnz = a.nnz();
@@ -258,15 +182,15 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
     }
     block_plan bp;
     bp.matrix = std::move(r.matrix);
-    bp.order = dp_orders(bp.matrix).front();
-    bp.estimates = detail::estimate_engines(bp.matrix, bp.order, options, rates, memory_limit);
+    bp.order = frontier_orders(bp.matrix).front();
+    bp.estimates = detail::estimate_engines({bp.matrix, bp.order, options, memory_limit});
     const engine_estimate* best = nullptr;
     for (const auto& e : bp.estimates) {
       if (e.seconds && (best == nullptr || *e.seconds < *best->seconds)) best = &e;
     }
     if (best == nullptr) {
       std::string why;
-      for (const auto& e : bp.estimates) why += (why.empty() ? "" : "; ") + e.engine + ": " + e.why;
+      for (const auto& e : bp.estimates) why += (why.empty() ? "" : "; ") + std::string(e.engine->name) + ": " + e.why;
       throw engine_error(engine_error::kind::too_large,
                          "no engine can compute a " + std::to_string(bp.matrix.n()) + " x " + std::to_string(bp.matrix.n()) + " block (" + why + ")");
     }
@@ -285,21 +209,21 @@ inline std::string summarize_plan(const permanent_plan& plan) {
                   std::to_string(plan.trivial_blocks) + " of 1 x 1 in the end); reductions: " + std::to_string(plan.degree_one) +
                   " degree-1, " + std::to_string(plan.degree_two) + " degree-2 merges";
   for (const auto& b : plan.blocks) {
-    s += "; block " + std::to_string(b.matrix.n()) + " x " + std::to_string(b.matrix.n()) + ": " + b.engine;
-    if (b.engine == "dp") s += " (" + b.order.name + ", frontier " + std::to_string(b.order.frontier) + ")";
+    s += "; block " + std::to_string(b.matrix.n()) + " x " + std::to_string(b.matrix.n()) + ": " + std::string(b.engine->name);
+    if (b.engine->plan_note) s += b.engine->plan_note({b.matrix, &b.order});
   }
   return s;
 }
 
 // The names of the engines the plan runs, joined by '+' ("structure" when none runs).
 inline std::string plan_engines(const permanent_plan& plan) {
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   for (const auto& b : plan.blocks) {
-    if (std::find(names.begin(), names.end(), b.engine) == names.end()) names.push_back(b.engine);
+    if (std::find(names.begin(), names.end(), b.engine->name) == names.end()) names.push_back(b.engine->name);
   }
-  if (names.empty()) return "structure";
+  if (names.empty()) return std::string(structure_engine_name);
   std::string s;
-  for (const auto& name : names) s += (s.empty() ? "" : "+") + name;
+  for (const auto& name : names) s += (s.empty() ? "" : "+") + std::string(name);
   return s;
 }
 

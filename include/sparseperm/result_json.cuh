@@ -8,7 +8,7 @@
 #include <string>
 
 #include "detail/json.cuh"
-#include "result.cuh"
+#include "core/result.cuh"
 
 namespace sparseperm {
 

@@ -19,8 +19,9 @@ if(result)
   message(FATAL_ERROR "sparseperm-gen failed")
 endif()
 file(WRITE ${WORK}/${stem}.cu
-     "#include <sparseperm/module.cuh>\n#include \"${stem}.cuh\"\n"
-     "SPARSEPERM_MODULE_PRECISION(sparseperm::${ENGINE}_engine, sparseperm::generated::input::matrix, "
+     "#include <sparseperm/module/kernel_module.cuh>\n#include <sparseperm/engines/gpu_${ENGINE}.cuh>\n"
+     "#include \"${stem}.cuh\"\n"
+     "SPARSEPERM_MODULE_PRECISION(sparseperm::engines::gpu_${ENGINE}, sparseperm::generated::input::matrix, "
      "sparseperm::precision::${PRECISION})\n")
 execute_process(COMMAND ${NVCC} -std=c++20 -cubin -arch=sm_${ARCH} -I${INCLUDE_DIR} -I${WORK} -Xptxas -v
                         -o ${WORK}/${stem}.cubin ${WORK}/${stem}.cu

@@ -1,3 +1,3 @@
 // expect: MinChunk must be a power of two
-#include <sparseperm/launch_parameters.cuh>
+#include <sparseperm/ryser/launch_parameters.cuh>
 int launches = sparseperm::launch_parameters<30, 128, 1000>::value.count;

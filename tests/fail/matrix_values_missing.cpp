@@ -1,5 +1,5 @@
 // expect: CompileTimeMatrix
-#include <sparseperm/pattern.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 struct no_values {
   using pattern = sparseperm::pattern<1, sparseperm::column<0>>;
 };

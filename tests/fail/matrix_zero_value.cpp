@@ -1,5 +1,5 @@
 // expect: values must be finite and nonzero
-#include <sparseperm/pattern.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 struct with_zero {
   using pattern = sparseperm::pattern<1, sparseperm::column<0>>;
   static constexpr double values[] = {0.0};

@@ -1,3 +1,3 @@
 // expect: rows must be strictly increasing
-#include <sparseperm/pattern.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 constexpr int size = sparseperm::column<3, 1>::size;

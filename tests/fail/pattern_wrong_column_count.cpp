@@ -1,3 +1,3 @@
 // expect: a square matrix needs exactly N columns
-#include <sparseperm/pattern.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 constexpr int n = sparseperm::pattern<3, sparseperm::column<0>>::n;

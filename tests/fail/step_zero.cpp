@@ -1,3 +1,3 @@
 // expect: step<G>: G must be >= 1
-#include <sparseperm/gray_code.cuh>
+#include <sparseperm/ryser/gray_code.cuh>
 int column = sparseperm::step<0>::column;

@@ -3,9 +3,9 @@
 // generated_header_check.hpp demands: the name only inside literals that read back as itself, an
 // identifier of safe characters, and no other preprocessor line. A text that does not read as a
 // matrix gives way to a small fixed one, so every name is tried.
-#include <sparseperm/codegen.cuh>
-#include <sparseperm/runtime/input_error.cuh>
-#include <sparseperm/runtime/matrix_market.cuh>
+#include <sparseperm/module/codegen.cuh>
+#include <sparseperm/matrix/input_error.cuh>
+#include <sparseperm/matrix/matrix_market.cuh>
 
 #include <cstdint>
 #include <cstdio>

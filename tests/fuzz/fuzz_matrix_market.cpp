@@ -1,9 +1,9 @@
 // Fuzz target: the Matrix Market reader. Any bytes either read as a matrix or give input_error
 // (nothing else: no crash, no other exception, no hang), and a matrix read is written and read back
 // to the same matrix, with nothing rounded on the way back.
-#include <sparseperm/runtime/input_error.cuh>
-#include <sparseperm/runtime/matching.cuh>
-#include <sparseperm/runtime/matrix_market.cuh>
+#include <sparseperm/matrix/input_error.cuh>
+#include <sparseperm/structure/matching.cuh>
+#include <sparseperm/matrix/matrix_market.cuh>
 
 #include <cstdint>
 #include <cstdlib>

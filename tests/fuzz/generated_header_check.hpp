@@ -3,7 +3,7 @@
 // ASCII lines; no line splice; the two preprocessor lines it always has and no other; the file's name
 // only inside its two string literals, which read back as exactly that name; and otherwise the very
 // header that a harmless name gives. Used by the fuzz target and by the host tests.
-#include <sparseperm/codegen.cuh>
+#include <sparseperm/module/codegen.cuh>
 
 #include <string>
 #include <string_view>
@@ -56,7 +56,7 @@ inline std::string problem(const std::string& header, const sparseperm::sparse_m
     const std::string_view line(header.data() + line_start, line_end - line_start);
     const std::size_t first = line.find_first_not_of(' ');
     if (first != std::string_view::npos && line[first] == '#') {
-      if (line != "#pragma once" && line != "#include <sparseperm/pattern.cuh>") return "a preprocessor line: " + std::string(line);
+      if (line != "#pragma once" && line != "#include <sparseperm/matrix/pattern.cuh>") return "a preprocessor line: " + std::string(line);
       ++directives;
     }
     line_start = line_end + 1;

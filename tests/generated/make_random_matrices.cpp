@@ -5,8 +5,8 @@
 // OUTPUT_DIR/random_matrices_K.cuh (K < PARTS) each hold a share of 120 matrices (n = 1..24; 0/1,
 // small-integer and uniform reals; signed reals with n = 2..14; singular ones included) and a function
 // for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M.
-#include <sparseperm/codegen.cuh>
-#include <sparseperm/runtime/generator.cuh>
+#include <sparseperm/module/codegen.cuh>
+#include "random_matrix.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -6,7 +6,7 @@
 // permanent (n ≤ 16) or the reference's bound.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/codegen.cuh>
+#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
@@ -62,26 +62,26 @@ struct check_matrix {
     CAPTURE(m.n());
     std::optional<test_support::dyadic> exact;
     if (!reference.exact && m.n() <= 16) exact = test_support::exact_permanent(m);
-    check_close(sp::permanent<M, sp::purereg_engine>(), reference, m, exact);
-    check_close(sp::permanent<M, sp::hybrid_engine>(), reference, m, exact);
-    check_close(sp::permanent<M, sp::cached_engine>(), reference, m, exact);
+    check_close(sp::permanent<M, sp::engines::gpu_purereg>(), reference, m, exact);
+    check_close(sp::permanent<M, sp::engines::gpu_hybrid>(), reference, m, exact);
+    check_close(sp::permanent<M, sp::engines::gpu_cached>(), reference, m, exact);
     check_close(sp::permanent_gpu_sparse(m), reference, m, exact);
     // plain double sums too (the default for real matrices is compensated)
     if (!m.has_integer_values()) {
-      check_close(sp::permanent<M, sp::cached_engine, sp::precision::double_sums>(), reference, m, exact);
+      check_close(sp::permanent<M, sp::engines::gpu_cached, sp::precision::double_sums>(), reference, m, exact);
       check_close(sp::permanent_gpu_sparse(m, {.precision = sp::precision::double_sums}), reference, m, exact);
     }
     // Integer matrices are exact on every GPU engine.
-    if (m.has_integer_values()) CHECK(sp::permanent<M, sp::hybrid_engine>().exact == sp::fits_exact_arithmetic<M>());
+    if (m.has_integer_values()) CHECK(sp::permanent<M, sp::engines::gpu_hybrid>().exact == sp::fits_exact_arithmetic<M>());
     // --precision exact: residues modulo primes on the generated engines (gpu-cached's exact levels
     // and sub-blocks, the others' exact runs of rows), against the reference's integers
     if constexpr (sp::fits_residue_arithmetic<M>()) {
       // the reference's integers, or dp's wide ones beyond them
       const sp::permanent_result integers = reference.exact ? reference : sp::permanent_dp(m, 2);
       REQUIRE(integers.exact);
-      for (const sp::permanent_result& r : {sp::permanent<M, sp::cached_engine, sp::precision::exact>(),
-                                            sp::permanent<M, sp::purereg_engine, sp::precision::exact>(),
-                                            sp::permanent<M, sp::hybrid_engine, sp::precision::exact>()}) {
+      for (const sp::permanent_result& r : {sp::permanent<M, sp::engines::gpu_cached, sp::precision::exact>(),
+                                            sp::permanent<M, sp::engines::gpu_purereg, sp::precision::exact>(),
+                                            sp::permanent<M, sp::engines::gpu_hybrid, sp::precision::exact>()}) {
         CHECK(r.exact);
         CHECK(r.permanent == integers.permanent);
         ++residues_checked;

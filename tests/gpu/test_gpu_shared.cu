@@ -7,7 +7,7 @@
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/permanent.cuh>
-#include <sparseperm/codegen.cuh>
+#include <sparseperm/module/codegen.cuh>
 
 #include "can_24.cuh"
 #include "ibm32.cuh"
@@ -18,7 +18,7 @@ namespace sp = sparseperm;
 template <class M>
 void check_all_engines(const sp::permanent_result& expected) {
   const sp::sparse_matrix m = sp::to_sparse_matrix<M>();
-  for (const auto& r : {sp::permanent<M, sp::purereg_engine>(), sp::permanent<M, sp::hybrid_engine>(), sp::permanent<M, sp::cached_engine>(),
+  for (const auto& r : {sp::permanent<M, sp::engines::gpu_purereg>(), sp::permanent<M, sp::engines::gpu_hybrid>(), sp::permanent<M, sp::engines::gpu_cached>(),
                         sp::permanent_gpu_sparse(m)}) {
     CAPTURE(r.engine);
     CHECK(r.exact);

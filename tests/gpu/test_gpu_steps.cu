@@ -1,10 +1,10 @@
-// The device's 32-bit Gray step loop (detail/gray_steps.cuh) against the 64-bit facts, on ranges that
+// The device's 32-bit Gray step loop (ryser/gray_steps.cuh) against the 64-bit facts, on ranges that
 // cross the 2^31 and 2^32 boundaries where it switches to its 64-bit path.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/detail/gray_steps.cuh>
+#include <sparseperm/ryser/gray_steps.cuh>
 #include <sparseperm/gpu/cuda_support.cuh>
-#include <sparseperm/gray_code.cuh>
+#include <sparseperm/ryser/gray_code.cuh>
 
 #include <cstdint>
 #include <vector>

@@ -11,15 +11,15 @@
 // error bounds against the exact rational permanent (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
 
-#include <sparseperm/codegen.cuh>
-#include <sparseperm/detail/accumulators.cuh>
-#include <sparseperm/detail/generated_arithmetic.cuh>
-#include <sparseperm/detail/ryser_result.cuh>
-#include <sparseperm/engines/cached.cuh>
+#include <sparseperm/module/codegen.cuh>
+#include <sparseperm/numeric/accumulators.cuh>
+#include <sparseperm/ryser/arithmetic_types.cuh>
+#include <sparseperm/ryser/ryser_result.cuh>
+#include <sparseperm/ryser/cached_loop.cuh>
 #include <sparseperm/engines/cpu_cached.cuh>
 #include <sparseperm/compute.cuh>
-#include <sparseperm/engines/hybrid.cuh>
-#include <sparseperm/engines/purereg.cuh>
+#include <sparseperm/ryser/hybrid_loop.cuh>
+#include <sparseperm/ryser/purereg_loop.cuh>
 #include <sparseperm/engines/reference.cuh>
 
 #include <cmath>
@@ -93,10 +93,10 @@ sp::permanent_result run_cached(std::uint64_t threads, std::uint64_t min_chunk) 
 template <class Plan>
 sp::permanent_result run_host(int threads) {
   using sum = sp::cpu_cached_sum<typename Plan::arithmetic>;
-  return sp::detail::run_cpu_cached<sum>(
-      Plan::n, Plan::matrix::pattern::nnz, Plan::start_term,
+  return sp::detail::run_host_chunks<sum>(
+      sp::engines::cpu_cached::name, Plan::n, Plan::matrix::pattern::nnz, Plan::start_term,
       [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); }, {.threads = threads},
-      "forced", sum::description(), {Plan::grid, std::uint64_t{1} << Plan::b});
+      "forced", {Plan::grid, std::uint64_t{1} << Plan::b});
 }
 
 // The shapes of gpu-cached's residue blocks the checks ran through (cached_plan::exact_levels c).

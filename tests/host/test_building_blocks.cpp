@@ -2,9 +2,9 @@
 // Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
 #include <doctest/doctest.h>
 
-#include <sparseperm/detail/gray_steps.cuh>
-#include <sparseperm/launch_parameters.cuh>
-#include <sparseperm/ordering.cuh>
+#include <sparseperm/ryser/gray_steps.cuh>
+#include <sparseperm/ryser/launch_parameters.cuh>
+#include <sparseperm/ryser/ordering.cuh>
 
 #include <cstdint>
 

@@ -8,8 +8,8 @@
 #include <sparseperm/engines/dp.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/planner.cuh>
-#include <sparseperm/runtime/block_decomposition.cuh>
-#include <sparseperm/runtime/reductions.cuh>
+#include <sparseperm/structure/block_decomposition.cuh>
+#include <sparseperm/structure/reductions.cuh>
 
 #include <cmath>
 #include <string>
@@ -208,7 +208,7 @@ TEST_CASE("dp keys wider than 64 rows") {
     entries.push_back({j - 1, j, 1});
   }
   const auto m = sp::sparse_matrix::from_entries(n, entries);
-  const auto best = sp::dp_orders(m).front();
+  const auto best = sp::frontier_orders(m).front();
   CHECK(best.frontier > 64);
   const auto two = sp::permanent_dp_value(m, best);
   REQUIRE(two.exact);
@@ -225,19 +225,20 @@ TEST_CASE("the planner picks only engines available here, and auto agrees with e
     const auto m = test_support::random_matrix(stream, n, 0.35, trial % 2 ? sp::value_kind::ones : sp::value_kind::integers);
     const auto plan = sp::make_plan(m);
     for (const auto& block : plan.blocks) {
-      const auto* engine = sp::find_engine(block.engine);
-      REQUIRE(engine != nullptr);
-      CHECK_FALSE(sp::engine_unavailable(*engine));
+      REQUIRE(block.engine != nullptr);
+      CHECK(block.engine->planned());
+      CHECK_FALSE(sp::engine_unavailable(*block.engine));
       for (const auto& e : block.estimates) {
-        if (const auto* d = sp::find_engine(e.engine); d && sp::engine_unavailable(*d)) CHECK_FALSE(e.seconds.has_value());
+        REQUIRE(e.engine != nullptr);
+        if (sp::engine_unavailable(*e.engine)) CHECK_FALSE(e.seconds.has_value());
       }
     }
     const auto automatic = sp::compute_permanent(m);
-    for (const auto& e : sp::all_engines) {
-      if (sp::engine_unavailable(e) || n > e.max_n) continue;
-      CAPTURE(e.name);
+    for (const sp::engine_description* e : sp::engine_descriptions()) {
+      if (sp::engine_unavailable(*e) || n > e->max_n) continue;
+      CAPTURE(e->name);
       sp::compute_options forced;
-      forced.engine = std::string(e.name);
+      forced.engine = sp::engine_choice(e);
       CHECK(sp::compute_permanent(m, forced).permanent == automatic.permanent);
     }
   }

@@ -1,13 +1,13 @@
-// Error bounds of floating results (detail/error_bound.cuh): the row grids make x exact, and every
+// Error bounds of floating results (numeric/error_bound.cuh): the row grids make x exact, and every
 // reported bound contains the difference to the exact rational permanent (test_support.hpp's
 // exact_permanent) on random real matrices, for every host engine, both floating precisions, and
 // the planner's products.
 #include <doctest/doctest.h>
 
 #include <sparseperm/compute.cuh>
-#include <sparseperm/detail/error_bound.cuh>
-#include <sparseperm/detail/product_bound.cuh>
-#include <sparseperm/detail/runtime_arithmetic.cuh>
+#include <sparseperm/numeric/error_bound.cuh>
+#include <sparseperm/numeric/product_bound.cuh>
+#include <sparseperm/ryser/runtime_arithmetic.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
 

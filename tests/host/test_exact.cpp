@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <sparseperm/compute.cuh>
-#include <sparseperm/detail/modular.cuh>
-#include <sparseperm/detail/runtime_arithmetic.cuh>
+#include <sparseperm/numeric/modular.cuh>
+#include <sparseperm/ryser/runtime_arithmetic.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
 
@@ -230,12 +230,12 @@ TEST_CASE("exact mode refuses what it cannot keep, with reasons") {
   const auto m = sp::sparse_matrix::from_dense(30, big);
   CHECK_THROWS_WITH_AS(exact_cpu_sparse(m), doctest::Contains("too large"), sp::engine_error);
   sp::compute_options options;
-  options.engine = "cpu-sparse";
+  options.engine = sp::engines::cpu_sparse{};
   options.precision = sp::precision::exact;
   CHECK_THROWS_AS(sp::compute_permanent(real, options), sp::engine_error);
-  options.engine = "dp";
+  options.engine = sp::engines::dp{};
   CHECK_THROWS_WITH_AS(sp::compute_permanent(real, options), doctest::Contains("integer"), sp::engine_error);
-  options.engine = "auto";
+  options.engine = sp::engine_choice{};  // auto
   CHECK_THROWS_WITH_AS(sp::compute_permanent(real, options), doctest::Contains("integer"), sp::engine_error);
   // auto under exact on a matrix the Ryser engines refuse: dp takes it
   const auto r = sp::compute_permanent(sp::sparse_matrix::from_dense(6, std::vector<double>(36, 1e8)), options);

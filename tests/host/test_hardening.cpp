@@ -6,21 +6,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sparseperm/codegen.cuh>
+#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/compute.cuh>
-#include <sparseperm/detail/decimal_rounding.cuh>
+#include <sparseperm/numeric/decimal_rounding.cuh>
 #include <sparseperm/detail/json.cuh>
-#include <sparseperm/detail/json_reader.cuh>
-#include <sparseperm/detail/scaled_double.cuh>
+#include "json_reader.hpp"
+#include <sparseperm/numeric/scaled_double.cuh>
 #include <sparseperm/detail/sha256.cuh>
 #include <sparseperm/detail/text.cuh>
 #include <sparseperm/detail/threads.cuh>
 #include <sparseperm/planner.cuh>
-#include <sparseperm/ryser_plan.cuh>
-#include <sparseperm/runtime/matrix_market.cuh>
-#include <sparseperm/runtime/module_cache.cuh>
-#include <sparseperm/runtime/module_proof.cuh>
+#include <sparseperm/ryser/ryser_plan.cuh>
+#include <sparseperm/matrix/matrix_market.cuh>
+#include <sparseperm/module/cache.cuh>
+#include <sparseperm/module/proof.cuh>
 
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -182,8 +183,10 @@ TEST_CASE("non-regular inputs are read in pieces: a NUL stops /dev/zero at once"
 TEST_CASE("products and bounds at the ends of double's range") {
   // the reference engine's long double result below double's range: the bound holds it
   const auto tiny = sp::sparse_matrix::from_entries(2, {{0, 0, 1e-200}, {1, 1, 1e-200}});
-  for (const char* engine : {"reference", "auto", "dp", "cpu-sparse"}) {
-    CAPTURE(engine);
+  for (const sp::engine_choice engine :
+       {sp::engine_choice(sp::engines::reference{}), sp::engine_choice{}, sp::engine_choice(sp::engines::dp{}),
+        sp::engine_choice(sp::engines::cpu_sparse{})}) {
+    CAPTURE(engine.name());
     sp::compute_options options;
     options.engine = engine;
     const sp::permanent_result r = sp::compute_permanent(tiny, options);
@@ -333,7 +336,7 @@ TEST_CASE("the key, sealed modules and the proof of a loaded module") {
   const double values[] = {1.5, 2, -3};
   for (int k = 0; k < 3; ++k) exported.start[k] = starts[k], exported.rows[k] = rows[k], exported.values[k] = values[k];
   sp::module_info info;
-  info.engine = 3;
+  std::strcpy(info.engine, "cpu-cached");
   info.n = 2;
   info.nnz = 3;
   info.precision = static_cast<int>(sp::precision::automatic);

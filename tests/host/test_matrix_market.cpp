@@ -1,8 +1,8 @@
 // Matrix Market reading and writing, and every malformed-input error with its line.
 #include <doctest/doctest.h>
 
-#include <sparseperm/runtime/generator.cuh>
-#include <sparseperm/runtime/matrix_market.cuh>
+#include "random_matrix.hpp"
+#include <sparseperm/matrix/matrix_market.cuh>
 
 #include <string>
 

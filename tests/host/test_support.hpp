@@ -1,9 +1,9 @@
 #pragma once
 // Shared helpers of the host tests: random matrices of every kind, singular ones included.
-#include <sparseperm/detail/big_integer.cuh>
-#include <sparseperm/gray_code.cuh>
-#include <sparseperm/runtime/generator.cuh>
-#include <sparseperm/runtime/sparse_matrix.cuh>
+#include <sparseperm/numeric/big_integer.cuh>
+#include <sparseperm/ryser/gray_code.cuh>
+#include "random_matrix.hpp"
+#include <sparseperm/matrix/sparse_matrix.cuh>
 
 #include <algorithm>
 #include <cmath>

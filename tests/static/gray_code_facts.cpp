@@ -1,5 +1,5 @@
 // Static tests of the Gray-code facts (building this file is passing).
-#include <sparseperm/gray_code.cuh>
+#include <sparseperm/ryser/gray_code.cuh>
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Static tests of Algorithm 2 (building this file is passing).
-#include <sparseperm/launch_parameters.cuh>
+#include <sparseperm/ryser/launch_parameters.cuh>
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Static tests of the orderings (Algorithm 3), the partition (Algorithm 4) and the occupancy model.
-#include <sparseperm/ordering.cuh>
+#include <sparseperm/ryser/ordering.cuh>
 
 #include <array>
 #include <cstdint>

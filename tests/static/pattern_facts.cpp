@@ -1,11 +1,11 @@
 // Static tests of the compile-time matrix types (pattern.cuh), the plans built from them, and the
 // Hana views of hana_bridge.cuh (building this file is passing).
-#include <sparseperm/detail/hana_bridge.cuh>
-#include <sparseperm/engines/hybrid.cuh>
-#include <sparseperm/engines/purereg.cuh>
-#include <sparseperm/pattern.cuh>
-#include <sparseperm/ryser_plan.cuh>
-#include <sparseperm/structure.cuh>
+#include <sparseperm/matrix/hana_bridge.cuh>
+#include <sparseperm/ryser/hybrid_loop.cuh>
+#include <sparseperm/ryser/purereg_loop.cuh>
+#include <sparseperm/matrix/pattern.cuh>
+#include <sparseperm/ryser/ryser_plan.cuh>
+#include <sparseperm/structure/structural_rank.cuh>
 
 namespace sp = sparseperm;
 namespace hana = boost::hana;

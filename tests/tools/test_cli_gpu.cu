@@ -2,8 +2,8 @@
 // every GPU engine agrees with cpu-sparse, and auto takes a GPU engine where it is cheapest.
 #include "../gpu/gpu_test_main.hpp"
 
-#include <sparseperm/detail/json_reader.cuh>
-#include <sparseperm/runtime/module_cache.cuh>
+#include "json_reader.hpp"
+#include <sparseperm/module/cache.cuh>
 
 #include <algorithm>
 #include <cmath>

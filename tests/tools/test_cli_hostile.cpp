@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <sparseperm/detail/json_reader.cuh>
+#include "json_reader.hpp"
 #include <sparseperm/detail/text.cuh>
-#include <sparseperm/runtime/module_cache.cuh>
+#include <sparseperm/module/cache.cuh>
 
 #include <algorithm>
 #include <chrono>

@@ -7,7 +7,7 @@
 #include <string>
 
 #include <sparseperm/detail/json.cuh>
-#include <sparseperm/detail/json_reader.cuh>
+#include "json_reader.hpp"
 #include "cli_runner.hpp"
 
 namespace json = sparseperm::json;
@@ -37,7 +37,7 @@ TEST_CASE("cpu-sparse and reference agree exactly on the small shared matrices")
   }
 }
 
-// The paper's real-life matrices (DESIGN §9): auto (structure, reductions, dp) and dp alone agree;
+// The paper's real-life matrices (its table of SuiteSparse matrices): auto (structure, reductions, dp) and dp alone agree;
 // exactly on the 0/1 ones. The small ones: dp agrees with the reference.
 TEST_CASE("dp and auto on the real-life matrices") {
   for (const std::string name : {"mycielskian5", "can_24", "Trefethen_20"}) {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include <sparseperm/codegen.cuh>
-#include <sparseperm/runtime/matrix_market.cuh>
+#include <sparseperm/module/codegen.cuh>
+#include <sparseperm/matrix/matrix_market.cuh>
 
 #include "../sparseperm/arguments.hpp"
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include <sparseperm/detail/text.cuh>
-#include <sparseperm/engine_error.cuh>
-#include <sparseperm/runtime/input_error.cuh>
+#include <sparseperm/core/engine_error.cuh>
+#include <sparseperm/matrix/input_error.cuh>
 
 namespace sparseperm::cli {
 
@@ -125,7 +125,7 @@ inline bool stderr_is_terminal = false;
 
 // SIGINT, SIGTERM, SIGHUP: one line, and exit code 128 + the signal. (Async-signal-safe: write and
 // _exit only. While a module compiles, the pipeline holds the signal until it has cleaned up, then
-// raises it again: runtime/process.cuh.)
+// raises it again: module/process.cuh.)
 inline void report_interrupt(int signal) {
   const char* line = signal == SIGINT    ? "error: interrupted by SIGINT\n"
                      : signal == SIGTERM ? "error: interrupted by SIGTERM\n"

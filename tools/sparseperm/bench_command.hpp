@@ -18,10 +18,11 @@
 
 #include <sparseperm/perm.cuh>
 
+#include <sparseperm/detail/json.cuh>
+
 #include "arguments.hpp"
 #include "generate_command.hpp"
-#include <sparseperm/detail/json.cuh>
-#include <sparseperm/detail/json_reader.cuh>
+#include "json_reader.hpp"
 
 #ifndef SPARSEPERM_BENCH_PLOT_SCRIPT
 #  define SPARSEPERM_BENCH_PLOT_SCRIPT ""
@@ -170,7 +171,7 @@ inline int run_bench(int argc, char** argv) {
           std::vector<double> seconds;
           for (int k = 0; k < repeats; ++k) {
             compute_options options;
-            options.engine = engine;
+            options.engine = engine_choice(find_engine(engine));
             options.threads = threads;
             options.precision = arithmetic;
             options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) + " seed=" +
@@ -192,7 +193,7 @@ inline int run_bench(int argc, char** argv) {
           std::fprintf(stderr, "bench: %s (%s) n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), row.precision.c_str(), n,
                        density, row.threads, row.median);
           rows.push_back(row);
-          if (engine.rfind("cpu-", 0) != 0) break;  // only the CPU engines take a thread count
+          if (!find_engine(engine)->cpu_threads) break;  // only the engines on CPU threads take a thread count
         }
         }
       }

@@ -42,7 +42,8 @@ inline const char* compute_help =
     "matching, without running an engine). Bad input gives one line 'error: FILE:LINE: ...' and exit code 2.\n";
 
 inline void print_result(const permanent_result& r) {
-  const bool gpu = r.engine.rfind("gpu-", 0) == 0;
+  const engine_description* engine = find_engine(r.engine);  // null for "structure" and blocks' "a+b"
+  const bool gpu = engine != nullptr && engine->on_gpu();
   if (r.exact) {
     std::printf("permanent  %s  (exact)\n", r.permanent.c_str());
   } else if (const auto digits = trusted_digits(r)) {
@@ -51,7 +52,7 @@ inline void print_result(const permanent_result& r) {
   } else {
     std::printf("permanent  %s  (double precision)\n", r.permanent.c_str());
   }
-  if (r.engine == "structure") {
+  if (r.engine == structure_engine_name) {
     std::printf("engine     none needed: %s\n", r.plan.c_str());
   } else {
     std::printf("engine     %s, %d %sthread%s: %s\n", r.engine.c_str(), r.threads, gpu ? "GPU " : "", r.threads == 1 ? "" : "s",
@@ -95,9 +96,10 @@ inline int run_compute(int argc, char** argv) {
   }
   if (args.positionals().size() != 1) throw usage_error("compute needs exactly one FILE (see 'sparseperm compute --help')");
   compute_options options;
-  options.engine = args.value("engine").value_or("auto");
-  if (options.engine != "auto" && find_engine(options.engine) == nullptr) {
-    throw usage_error("unknown engine '" + options.engine + "' (engines: " + engine_names() + ")");
+  if (const auto name = args.value("engine"); name && *name != "auto") {
+    const engine_description* engine = find_engine(*name);
+    if (engine == nullptr) throw usage_error("unknown engine '" + *name + "' (engines: " + engine_names() + ")");
+    options.engine = engine_choice(engine);
   }
   if (const auto name = args.value("precision")) {
     const auto p = parse_precision(*name);

@@ -6,6 +6,7 @@
 #include <sparseperm/perm.cuh>
 
 #include "arguments.hpp"
+#include "random_matrix.hpp"
 
 namespace sparseperm::cli {
 

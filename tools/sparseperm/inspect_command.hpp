@@ -123,7 +123,7 @@ inline int run_inspect(int argc, char** argv) {
     const cached_layout layout = plan_cached_layout(ordered, cached);
     std::string levels;
     for (int m = 0; m <= layout.static_bits; ++m) levels += (m > 0 ? " " : "") + std::to_string(layout.level_rows[m]);
-    std::printf("\ngpu-cached plan (DESIGN 3; cost model in ordering.cuh):\n");
+    std::printf("\ngpu-cached plan (cost model in ryser/ordering.cuh):\n");
     std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled, one run-time step per block\n",
                 layout.static_bits, 1 << layout.static_bits);
     std::printf("  cached levels r(0..b)      %s\n", levels.c_str());
@@ -155,13 +155,13 @@ inline int run_inspect(int argc, char** argv) {
   }
 
   std::printf("\nengines:\n");
-  for (const auto& e : all_engines) {
-    const auto why = engine_unavailable(e);
-    const std::string state = n > e.max_n ? "n > " + std::to_string(e.max_n) + ": cannot run"
-                              : why       ? "not available here"
-                                          : "can run this matrix";
-    std::printf("  %-12s %-20s %s\n", std::string(e.name).c_str(), state.c_str(), std::string(e.summary).c_str());
-    if (why && n <= e.max_n) std::printf("  %-12s %-20s (%s)\n", "", "", why->c_str());
+  for (const engine_description* e : engine_descriptions()) {
+    const auto why = engine_unavailable(*e);
+    const std::string state = n > e->max_n ? "n > " + std::to_string(e->max_n) + ": cannot run"
+                              : why        ? "not available here"
+                                           : "can run this matrix";
+    std::printf("  %-12s %-20s %s\n", std::string(e->name).c_str(), state.c_str(), std::string(e->summary).c_str());
+    if (why && n <= e->max_n) std::printf("  %-12s %-20s (%s)\n", "", "", why->c_str());
   }
   std::printf("\nplan of 'compute --engine auto' (structure first, then the cheapest engine per block):\n");
   try {
@@ -191,11 +191,12 @@ inline int run_inspect(int argc, char** argv) {
                     b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
                     b.order.peak_states, b.order.transitions);
         for (const auto& e : b.estimates) {
+          const std::string name(e.engine->name);
           if (e.seconds) {
-            std::printf("    %-12s %-22s%s%s\n", e.engine.c_str(), format_seconds(*e.seconds).c_str(),
-                        e.engine == "dp" ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "", e.engine == b.engine ? "   <- chosen" : "");
+            std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(),
+                        e.memory_bytes > 0 ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "", e.engine == b.engine ? "   <- chosen" : "");
           } else {
-            std::printf("    %-12s cannot: %s\n", e.engine.c_str(), e.why.c_str());
+            std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());
           }
         }
       }

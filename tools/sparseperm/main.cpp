@@ -4,6 +4,7 @@
 #include <string>
 
 #include <sparseperm/perm.cuh>
+#include <sparseperm/pipeline.cuh>
 
 #include "arguments.hpp"
 #include "bench_command.hpp"

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include <sparseperm/progress.cuh>
+#include <sparseperm/core/progress.cuh>
 
 namespace sparseperm::cli {
 

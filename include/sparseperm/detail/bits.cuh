@@ -2,7 +2,7 @@
 // Bit tricks that work at compile time, on the host and on the device.
 #include <cstdint>
 
-#include "../config.cuh"
+#include "../core/config.cuh"
 #include "precondition.cuh"
 
 namespace sparseperm::detail {

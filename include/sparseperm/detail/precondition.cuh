@@ -4,7 +4,7 @@
 // During constant evaluation a violated precondition calls a function that is not constexpr, so the
 // compiler stops with an error that names it; at run time on the host it throws std::logic_error
 // (device code cannot throw: there it traps).
-#include "../config.cuh"
+#include "../core/config.cuh"
 
 #if !defined(__CUDA_ARCH__)
 #  include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
 // SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104), for the module cache: names of cache entries
 // that a crafted matrix cannot collide with another's, and a keyed digest that proves a module was
-// written by this user's sparseperm before anything of it is loaded (runtime/module_cache.cuh).
+// written by this user's sparseperm before anything of it is loaded (module/cache.cuh).
 // Host code; tests check the standards' vectors (tests/host/test_hardening.cpp).
 #include <array>
 #include <cstdint>

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "../config.cuh"
+#include "../core/config.cuh"
 
 namespace sparseperm::detail {
 

@@ -10,7 +10,7 @@
 //     dynamically. Partial sums are kept per chunk and reduced in chunk order, so the result does not
 //     depend on the thread count's scheduling.
 //
-// Arithmetic (options.precision, detail/runtime_arithmetic.cuh): by default exact for integer
+// Arithmetic (options.precision, ryser/runtime_arithmetic.cuh): by default exact for integer
 // matrices whose 128-bit bound holds (x doubled to integers, 128-bit products and sums), otherwise
 // double with compensated (TwoSum) sums; `exact` goes on beyond 128 bits with residues modulo primes.
 #include <algorithm>
@@ -22,23 +22,45 @@
 #include <type_traits>
 #include <vector>
 
-#include "../config.cuh"
-#include "../detail/accumulators.cuh"
+#include "../core/config.cuh"
+#include "../numeric/accumulators.cuh"
 #include "../detail/bits.cuh"
-#include "../detail/exact_integer.cuh"
-#include "../detail/host_chunks.cuh"
-#include "../detail/error_bound.cuh"
-#include "../detail/ryser_result.cuh"
-#include "../detail/runtime_arithmetic.cuh"
-#include "../detail/sparse_ryser.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/host_chunks.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../ryser/ryser_result.cuh"
+#include "../ryser/arithmetic_types.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
+#include "../ryser/sparse_ryser.cuh"
 #include "../detail/threads.cuh"
-#include "../engine_error.cuh"
-#include "../gray_code.cuh"
-#include "../progress.cuh"
-#include "../result.cuh"
-#include "../runtime/sparse_matrix.cuh"
+#include "../core/engine_error.cuh"
+#include "../ryser/gray_code.cuh"
+#include "../core/progress.cuh"
+#include "../core/result.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "engine.cuh"
 
 namespace sparseperm {
+
+namespace engines {
+
+// The paper's CPU-SparsePerman.
+struct cpu_sparse : ryser_engine {
+  static constexpr std::string_view name = "cpu-sparse";
+  static constexpr std::string_view summary =
+      "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP";
+  static constexpr engine_placement placement = engine_placement::host;
+  static constexpr bool cpu_threads = true;
+  static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
+
+  static permanent_result run(const engine_task& task, const compute_options& options);
+  static void estimate(const planner_block& block, engine_estimate& e) {
+    const int n = block.matrix.n();
+    e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds / std::max(1, detail::engine_threads(block.options.threads));
+  }
+};
+
+}  // namespace engines
 
 struct cpu_sparse_options {
   int threads = 0;                                 // 0: as many as OpenMP offers
@@ -88,7 +110,7 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (detail/host_chunks.cuh).
+// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh).
 template <class X, class Sum, class Product = plain_product>
 Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
@@ -106,17 +128,15 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
 
 }  // namespace detail
 
-inline constexpr int cpu_sparse_max_n = max_ryser_n;
-
 inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options = {}) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
-  if (n > cpu_sparse_max_n) {
+  if (n > max_ryser_n) {
     throw engine_error(engine_error::kind::too_large,
                        "n = " + std::to_string(n) + " exceeds the limit of engine 'cpu-sparse' (n <= 64)");
   }
   permanent_result result;
-  result.engine = "cpu-sparse";
+  result.engine = engines::cpu_sparse::name;
   result.n = n;
   result.nnz = matrix.nnz();
   result.threads = options.threads > 0 ? options.threads : detail::available_threads();
@@ -132,8 +152,11 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 
   detail::host_chunking chunking;
   std::string arithmetic;
-  const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
-  detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
+  const arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
+  detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
+    using X = typename Arith::value;
+    using Product = detail::product_type_of<Arith>;
+    const X scale = Arith::exact ? 2 : 1;  // exact: doubled integers
     const auto columns = detail::make_ryser_columns<X>(matrix, column_order, scale);
     const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking);
     detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
@@ -142,6 +165,10 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
   return finish();
+}
+
+inline permanent_result engines::cpu_sparse::run(const engine_task& task, const compute_options& options) {
+  return permanent_cpu_sparse(task.matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
 }
 
 }  // namespace sparseperm

@@ -1,5 +1,5 @@
 #pragma once
-// The `dp` engine: the column-frontier dynamic program (DESIGN §4).
+// The `dp` engine: the column-frontier dynamic program.
 //
 // Columns are processed in an order. After t columns, a state is the set of rows matched so far
 // among the *active* rows (touched by a processed and by an unprocessed column); rows whose columns
@@ -20,6 +20,7 @@
 // share a step by the hash of the new state's key: each thread owns the states of its shard, so the
 // sums do not depend on timing.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -29,175 +30,22 @@
 #include <tuple>
 #include <vector>
 
-#include "../detail/accumulators.cuh"
-#include "../detail/big_integer.cuh"
-#include "../detail/error_bound.cuh"
-#include "../detail/exact_integer.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/big_integer.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
 #include "../detail/threads.cuh"
-#include "../engine_error.cuh"
-#include "../runtime/sparse_matrix.cuh"
+#include "../core/engine_error.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../detail/format.cuh"
+#include "engine.cuh"
+#include "../structure/frontier_order.cuh"
 
 namespace sparseperm {
 
 // The widest frontier the dp engine keeps (8 words of row slots).
 inline constexpr int dp_max_frontier = 512;
-
-// A column order and what it predicts.
-struct dp_order {
-  std::string name;
-  std::vector<int> columns;
-  int frontier = 0;             // most active rows at once
-  double peak_states = 0;       // predicted bound on the states of one step
-  double transitions = 0;       // predicted Σ_t states_t · deg(c_t)
-};
-
-namespace detail {
-
-inline double log2_binomial(int n, int k) {
-  if (k < 0 || k > n) return -std::numeric_limits<double>::infinity();
-  return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) / std::log(2.0);
-}
-
-}  // namespace detail
-
-// The frontier of `columns` (a permutation of the columns of `a`) and its predicted work.
-inline dp_order estimate_dp_order(const sparse_matrix& a, std::vector<int> columns, std::string name) {
-  const int n = a.n();
-  dp_order o;
-  o.name = std::move(name);
-  std::vector<int> remaining(n);
-  std::vector<char> touched(n, 0);
-  for (int i = 0; i < n; ++i) remaining[i] = a.row_degree(i);
-  int active = 0, finished = 0;
-  for (int t = 0; t < static_cast<int>(columns.size()); ++t) {
-    const int c = columns[t];
-    const double states_before = std::exp2(std::min(detail::log2_binomial(active, t - finished), 1023.0));
-    o.transitions += states_before * a.column_degree(c);
-    for (const int r : a.column_rows(c)) {
-      if (!touched[r]) touched[r] = 1, ++active;
-    }
-    o.frontier = std::max(o.frontier, active);
-    for (const int r : a.column_rows(c)) {
-      if (--remaining[r] == 0) --active, ++finished;
-    }
-    o.peak_states = std::max(o.peak_states, std::exp2(std::min(detail::log2_binomial(active, t + 1 - finished), 1023.0)));
-  }
-  o.columns = std::move(columns);
-  return o;
-}
-
-// Greedy: next, the column after which the fewest rows are active (ties: fewer new rows, lower
-// index); the first column is `first`, or chosen by the same rule when it is −1. Each column's key
-// (growth = new rows − rows it finishes, new rows) changes only when a column sharing a row with it is
-// taken, so keys are updated there and the least is kept in a heap (stale entries skipped): the work
-// is Σ_r deg(r)·(its columns' degrees) log n, near-linear in nnz for sparse matrices (a scan of every
-// column at every step made planning a band matrix of n = 10^4 take 10 s).
-inline std::vector<int> greedy_frontier_order(const sparse_matrix& a, int first = -1) {
-  const int n = a.n();
-  std::vector<int> remaining(n), fresh(n), finishing(n, 0), order;
-  std::vector<char> touched(n, 0), done(n, 0);
-  order.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) remaining[i] = a.row_degree(i);
-  for (int c = 0; c < n; ++c) {
-    fresh[c] = a.column_degree(c);
-    for (const int r : a.column_rows(c)) finishing[c] += remaining[r] == 1;
-  }
-  using key = std::tuple<int, int, int>;  // growth, new rows, column
-  std::priority_queue<key, std::vector<key>, std::greater<>> heap;
-  const auto push = [&](int c) { heap.emplace(fresh[c] - finishing[c], fresh[c], c); };
-  const auto take = [&](int c) {
-    done[c] = 1;
-    order.push_back(c);
-    for (const int r : a.column_rows(c)) {
-      if (!touched[r]) {
-        touched[r] = 1;
-        for (const int d : a.row_columns(r)) {
-          if (!done[d]) --fresh[d], push(d);
-        }
-      }
-      if (--remaining[r] == 1) {
-        for (const int d : a.row_columns(r)) {
-          if (!done[d]) ++finishing[d], push(d);  // the one column left that holds r
-        }
-      }
-    }
-  };
-  if (first >= 0 && first < n) take(first);
-  for (int c = 0; c < n; ++c) {
-    if (!done[c]) push(c);
-  }
-  while (static_cast<int>(order.size()) < n) {
-    const auto [growth, new_rows, c] = heap.top();
-    heap.pop();
-    if (done[c] || growth != fresh[c] - finishing[c] || new_rows != fresh[c]) continue;  // stale
-    take(c);
-  }
-  return order;
-}
-
-// Reverse Cuthill–McKee on the column graph (columns adjacent when they share a row), from a
-// pseudo-peripheral column of each connected part.
-inline std::vector<int> cuthill_mckee_order(const sparse_matrix& a) {
-  const int n = a.n();
-  std::vector<int> order;
-  std::vector<char> seen(n, 0);
-  const auto neighbours = [&](int c, std::vector<int>& out) {
-    out.clear();
-    for (const int r : a.column_rows(c)) {
-      for (const int d : a.row_columns(r)) {
-        if (d != c) out.push_back(d);
-      }
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-  };
-  std::vector<int> adjacent, level;
-  const auto breadth_first = [&](int start, std::vector<char>& mark, std::vector<int>& visit) {
-    visit.assign(1, start);
-    mark[start] = 1;
-    for (std::size_t k = 0; k < visit.size(); ++k) {
-      neighbours(visit[k], adjacent);
-      std::sort(adjacent.begin(), adjacent.end(),
-                [&](int x, int y) { return a.column_degree(x) != a.column_degree(y) ? a.column_degree(x) < a.column_degree(y) : x < y; });
-      for (const int d : adjacent) {
-        if (!mark[d]) mark[d] = 1, visit.push_back(d);
-      }
-    }
-  };
-  std::vector<char> probe(n, 0);
-  for (int start = 0; start < n; ++start) {
-    if (seen[start]) continue;
-    // the last column reached from `start` is far from it: begin there
-    breadth_first(start, probe, level);
-    for (const int c : level) probe[c] = 0;  // ready for the next part, without an O(n) copy per part
-    breadth_first(level.back(), seen, level);
-    order.insert(order.end(), level.rbegin(), level.rend());
-  }
-  return order;
-}
-
-// The candidate orders, estimated; the cheapest first.
-inline std::vector<dp_order> dp_orders(const sparse_matrix& a) {
-  std::vector<int> natural(a.n());
-  for (int j = 0; j < a.n(); ++j) natural[j] = j;
-  std::vector<dp_order> orders;
-  orders.push_back(estimate_dp_order(a, greedy_frontier_order(a), "greedy fewest active rows"));
-  // The greedy rule is myopic about where to begin: try it from other first columns too (all of them
-  // up to n = 128, else 32 spread evenly), keeping the best prediction.
-  const int starts = a.n() <= 128 ? a.n() : 32;
-  for (int k = 0; k < starts; ++k) {
-    const int first = static_cast<int>(static_cast<long long>(k) * a.n() / starts);
-    dp_order o = estimate_dp_order(a, greedy_frontier_order(a, first), "greedy fewest active rows from column " + std::to_string(first + 1));
-    if (o.transitions < orders.front().transitions) orders.front() = std::move(o);
-  }
-  std::vector<int> rcm = cuthill_mckee_order(a);
-  orders.push_back(estimate_dp_order(a, rcm, "reverse Cuthill-McKee"));
-  std::reverse(rcm.begin(), rcm.end());
-  orders.push_back(estimate_dp_order(a, std::move(rcm), "Cuthill-McKee"));
-  orders.push_back(estimate_dp_order(a, std::move(natural), "the matrix's column order"));
-  std::stable_sort(orders.begin(), orders.end(), [](const dp_order& x, const dp_order& y) { return x.transitions < y.transitions; });
-  return orders;
-}
 
 namespace detail {
 
@@ -352,7 +200,7 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
 }
 
 template <class Arithmetic>
-typename Arithmetic::value run_dp_words(const sparse_matrix& a, const dp_order& order, int threads, dp_run_stats& stats) {
+typename Arithmetic::value run_dp_words(const sparse_matrix& a, const frontier_order& order, int threads, dp_run_stats& stats) {
   if (order.frontier <= 64) return run_dp<1, Arithmetic>(a, order.columns, threads, stats);
   if (order.frontier <= 128) return run_dp<2, Arithmetic>(a, order.columns, threads, stats);
   if (order.frontier <= 256) return run_dp<4, Arithmetic>(a, order.columns, threads, stats);
@@ -405,7 +253,7 @@ struct dp_value {
   double transitions = 0;
 };
 
-inline dp_value permanent_dp_value(const sparse_matrix& a, const dp_order& order, int threads = 0) {
+inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0) {
   if (order.frontier > dp_max_frontier) {
     throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " + std::to_string(order.frontier) +
                                                           " rows (at most " + std::to_string(dp_max_frontier) + ")");
@@ -444,6 +292,81 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const dp_order& order
   result.peak_states = stats.peak_states;
   result.transitions = stats.transitions;
   return result;
+}
+
+namespace engines {
+
+// The column-frontier dynamic program: its cost is set by the frontier of a column order, not by n.
+struct dp {
+  static constexpr std::string_view name = "dp";
+  static constexpr std::string_view summary =
+      "column-frontier dynamic program: cost set by the frontier under the best column order found, not by n";
+  static constexpr engine_placement placement = engine_placement::host;
+  static constexpr int max_n = 1 << 20;
+  static constexpr exact_reach exact = exact_reach::any_integer;
+  static constexpr bool cpu_threads = true;
+  static constexpr bool rounds_to_grids = false;  // its bound needs no grids
+  static constexpr double transition_seconds = 2e-8;  // per predicted transition, 2 cores (mesh1e1: 2.3e7 in 0.47 s)
+  static constexpr double big_integer_factor = 4;     // big-integer states cost more
+
+  static permanent_result run(const engine_task& task, const compute_options& options);
+  static void estimate(const planner_block& block, engine_estimate& e);
+  static std::string plan_note(const engine_task& task) {
+    if (task.order == nullptr) return "";
+    return " (" + task.order->name + ", frontier " + std::to_string(task.order->frontier) + ")";
+  }
+};
+
+}  // namespace engines
+
+// The dp engine on a matrix, in the column order `order` (frontier_orders).
+inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0) {
+  const auto start = std::chrono::steady_clock::now();
+  const dp_value v = permanent_dp_value(matrix, order, threads);
+  permanent_result result;
+  result.engine = engines::dp::name;
+  result.n = matrix.n();
+  result.nnz = matrix.nnz();
+  result.threads = detail::engine_threads(threads);
+  if (v.exact) {
+    result.exact = true;
+    result.permanent = v.exact_value.to_decimal();
+    result.value = v.value;
+  } else {
+    set_floating_value(result, v.value);
+    set_error_bound(result, v.error_bound);
+  }
+  result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
+                std::to_string(v.peak_states) + " states at most; " + detail::format_count(v.transitions) + " transitions; " + v.arithmetic;
+  result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+// The dp engine on the whole matrix, with the best column order it finds.
+inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 0) {
+  return permanent_dp(matrix, frontier_orders(matrix).front(), threads);
+}
+
+inline permanent_result engines::dp::run(const engine_task& task, const compute_options& options) {
+  return task.order ? permanent_dp(task.matrix, *task.order, options.threads) : permanent_dp(task.matrix, options.threads);
+}
+
+inline void engines::dp::estimate(const planner_block& block, engine_estimate& e) {
+  const sparse_matrix& m = block.matrix;
+  const frontier_order& order = block.order;
+  const bool big = m.has_integer_values() && !detail::fits_int128(m, 0);
+  const double words = order.frontier <= 64 ? 1 : order.frontier <= 128 ? 2 : order.frontier <= 256 ? 4 : 8;
+  const double state_bytes = 8 * words + (big ? 64 : 16);
+  e.memory_bytes = order.peak_states * state_bytes * 4;  // states, a table at half load, the next states
+  if (order.frontier > dp_max_frontier) {
+    e.why = "frontier " + std::to_string(order.frontier) + " > " + std::to_string(dp_max_frontier);
+  } else if (e.memory_bytes > block.memory_limit) {
+    e.why = "needs about " + detail::format_bytes(e.memory_bytes) + " for " + detail::format_count(order.peak_states) +
+            " states, more than the " + detail::format_bytes(block.memory_limit) + " it may use";
+  } else {
+    const int threads = detail::engine_threads(block.options.threads);
+    e.seconds = order.transitions * transition_seconds * (big ? big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
+  }
 }
 
 }  // namespace sparseperm

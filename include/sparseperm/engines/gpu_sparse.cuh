@@ -1,13 +1,13 @@
 #pragma once
 // The `gpu-sparse` engine: the paper's GPU-SparsePerman, the run-time baseline.
 //
-// The same algorithm as cpu-sparse (detail/sparse_ryser.cuh: CSC, columns by ascending degree, zero
+// The same algorithm as cpu-sparse (ryser/sparse_ryser.cuh: CSC, columns by ascending degree, zero
 // tracking) with the matrix and every thread's x in shared memory, x laid out [row·blockDim + thread]
 // so that a warp's accesses fall in distinct banks. The block size and grid come from the CUDA
 // occupancy API with the shared memory each block size needs; launches from Algorithm 2.
-#if !defined(__CUDACC__)
-#  error "sparseperm/engines/gpu_sparse.cuh runs kernels: compile it with nvcc"
-#endif
+//
+// The tag compiles everywhere; the engine itself where nvcc compiles the program (elsewhere the tag
+// says it is unavailable).
 
 #include <algorithm>
 #include <chrono>
@@ -16,19 +16,43 @@
 #include <string>
 #include <vector>
 
-#include "../detail/accumulators.cuh"
-#include "../detail/exact_integer.cuh"
-#include "../detail/runtime_arithmetic.cuh"
-#include "../detail/sparse_ryser.cuh"
-#include "../engine_error.cuh"
-#include "../gpu/cuda_support.cuh"
-#include "../gpu/ryser_launcher.cuh"
-#include "../result.cuh"
-#include "../runtime/sparse_matrix.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/arithmetic_types.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
+#include "../ryser/sparse_ryser.cuh"
+#include "../core/engine_error.cuh"
+#if defined(__CUDACC__)
+#  include "../gpu/cuda_support.cuh"
+#  include "../gpu/ryser_launcher.cuh"
+#endif
+#include "../core/result.cuh"
+#include "../matrix/sparse_matrix.cuh"
 #include "cpu_sparse.cuh"
+#include "engine.cuh"
 
 namespace sparseperm {
 
+namespace engines {
+
+// The paper's GPU-SparsePerman: the run-time GPU baseline.
+struct gpu_sparse : ryser_engine {
+  static constexpr std::string_view name = "gpu-sparse";
+  static constexpr std::string_view summary = "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory";
+  static constexpr engine_placement placement = engine_placement::gpu;
+  static constexpr double setup_seconds = 0.3;   // context and launches
+  static constexpr double step_seconds = 1.2e-11;  // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
+
+  static std::optional<std::string> unavailable(const compute_options& options);
+  static permanent_result run(const engine_task& task, const compute_options& options);
+  static void estimate(const planner_block& block, engine_estimate& e) {
+    e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) * step_seconds;
+  }
+};
+
+}  // namespace engines
+
+#if defined(__CUDACC__)
 namespace detail {
 
 // Shared memory of a block of `block` threads: values, x_0 and x (X each), then start and rows. A
@@ -70,7 +94,7 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
 template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                 const gpu::launch_options& options, X scale) {
-  const cudaDeviceProp device = gpu::select_device(options.device, "gpu-sparse");
+  const cudaDeviceProp device = gpu::select_device(options.device, std::string(engines::gpu_sparse::name));
   const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, scale);
   const int n = matrix.n();
   const int nnz = static_cast<int>(matrix.nnz());
@@ -100,7 +124,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
 
   permanent_result result;
-  result.engine = "gpu-sparse";
+  result.engine = engines::gpu_sparse::name;
   result.n = n;
   result.nnz = nnz;
   result.registers_per_thread = attributes.numRegs;
@@ -120,30 +144,50 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
 
 }  // namespace detail
 
-inline constexpr int gpu_sparse_max_n = max_ryser_n;
-
 inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options = {}) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
-  if (n > gpu_sparse_max_n) {
+  if (n > max_ryser_n) {
     throw engine_error(engine_error::kind::too_large,
                        "n = " + std::to_string(n) + " exceeds the limit of engine 'gpu-sparse' (n <= 64)");
   }
   permanent_result result;
   if (n == 0 || matrix.has_empty_line()) {  // 0×0: 1; an empty row or column: 0 (and Ryser needs n ≥ 1)
-    result.engine = "gpu-sparse";
+    result.engine = engines::gpu_sparse::name;
     result.n = n;
     result.nnz = matrix.nnz();
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
-    const detail::ryser_arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, "gpu-sparse", true);
-    result = detail::visit_ryser_arithmetic(choice, [&]<class X, class Sum, class Product>(X scale) {
-      return detail::run_gpu_sparse<X, Sum, Product>(matrix, column_order, options, scale);
+    const arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
+    result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
+      using X = typename Arith::value;
+      return detail::run_gpu_sparse<X, Sum, detail::product_type_of<Arith>>(matrix, column_order, options, X(Arith::exact ? 2 : 1));
     });
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+#endif  // __CUDACC__
+
+inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute_options&) {
+#if defined(__CUDACC__)
+  if (gpu::device_count() == 0) return "there is no CUDA device on this machine";
+  return std::nullopt;
+#else
+  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
+#endif
+}
+
+inline permanent_result engines::gpu_sparse::run(const engine_task& task, const compute_options& options) {
+#if defined(__CUDACC__)
+  return permanent_gpu_sparse(task.matrix, {.device = options.device, .progress = options.progress, .precision = options.precision});
+#else
+  (void)task;
+  (void)options;
+  throw engine_error(engine_error::kind::unavailable, "engine 'gpu-sparse' is not available: " + *unavailable(options));
+#endif
 }
 
 }  // namespace sparseperm

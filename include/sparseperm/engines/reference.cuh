@@ -7,7 +7,7 @@
 //                that shares nothing with Ryser, for cross-checks (n ≤ 24)
 //
 // Each runs in long double, or exactly in 128-bit integers for integer matrices whose bound fits
-// (detail/exact_integer.cuh).
+// (numeric/exact_integer.cuh).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -16,19 +16,36 @@
 #include <type_traits>
 #include <vector>
 
-#include "../detail/error_bound.cuh"
-#include "../detail/exact_integer.cuh"
-#include "../detail/runtime_arithmetic.cuh"
-#include "../engine_error.cuh"
-#include "../gray_code.cuh"
-#include "../result.cuh"
-#include "../runtime/sparse_matrix.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
+#include "../core/engine_error.cuh"
+#include "../ryser/gray_code.cuh"
+#include "../core/result.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "engine.cuh"
 
 namespace sparseperm {
 
 inline constexpr int reference_brute_force_max_n = 10;
 inline constexpr int reference_ryser_max_n = 26;
 inline constexpr int reference_subset_dp_max_n = 24;
+
+namespace engines {
+
+// The dense references: independent of the sparse engines, for checking them; run only when asked for.
+struct reference {
+  static constexpr std::string_view name = "reference";
+  static constexpr std::string_view summary =
+      "brute force (n <= 10) or dense Ryser (n <= 26); long double, exact for integer matrices";
+  static constexpr engine_placement placement = engine_placement::host;
+  static constexpr int max_n = reference_ryser_max_n;
+  static constexpr exact_reach exact = exact_reach::within_128_bits;
+  static constexpr bool rounds_to_grids = false;  // its bound needs no grids
+  static permanent_result run(const engine_task& task, const compute_options& options);
+};
+
+}  // namespace engines
 
 namespace reference {
 
@@ -156,7 +173,7 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
                                                           " exceeds the limit of engine 'reference' (n <= 26)");
   }
   permanent_result result;
-  result.engine = "reference";
+  result.engine = engines::reference::name;
   result.n = n;
   result.nnz = matrix.nnz();
   const bool brute = n <= reference_brute_force_max_n;
@@ -200,5 +217,8 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+
+
+inline permanent_result engines::reference::run(const engine_task& task, const compute_options&) { return permanent_reference(task.matrix); }
 
 }  // namespace sparseperm

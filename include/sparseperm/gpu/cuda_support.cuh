@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../engine_error.cuh"
+#include "../core/engine_error.cuh"
 
 namespace sparseperm::gpu {
 

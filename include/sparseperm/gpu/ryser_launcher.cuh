@@ -2,7 +2,7 @@
 // Runs a Ryser kernel over all Gray steps: thread count from the CUDA occupancy API, launches from
 // Algorithm 2, GPU time from CUDA events, per-thread sums kept on the device across launches and
 // reduced on the host exactly (an expansion of doubles; integers; residues), with the error bound of
-// floating runs (detail/error_bound.cuh).
+// floating runs (numeric/error_bound.cuh).
 //
 // The kernel's signature is (launch, Sum* partial, Value* global_x, uint64_t stride); global_x has
 // `global_rows` values per thread, laid out [row·stride + thread] with stride = the thread count.
@@ -14,12 +14,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "../detail/accumulators.cuh"
-#include "../detail/ryser_result.cuh"
-#include "../launch_parameters.cuh"
-#include "../precision.cuh"
-#include "../progress.cuh"
-#include "../result.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../ryser/ryser_result.cuh"
+#include "../ryser/launch_parameters.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../core/progress.cuh"
+#include "../core/result.cuh"
 #include "cuda_support.cuh"
 
 namespace sparseperm::gpu {

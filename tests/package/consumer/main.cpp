@@ -1,4 +1,4 @@
-#include <sparseperm/codegen.cuh>
+#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/perm.cuh>
 
 #include <cstdio>

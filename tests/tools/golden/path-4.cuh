@@ -4,7 +4,7 @@
 // same order, column by column, as hexadecimal floating-point literals, which are exact.
 #pragma once
 
-#include <sparseperm/pattern.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 
 namespace sparseperm::generated::path_4 {
 

@@ -1,0 +1,86 @@
+#pragma once
+// The result record every engine returns.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine_error.cuh"
+
+namespace sparseperm {
+
+struct phase_seconds {
+  double plan = 0;     // structural checks, orderings, engine choice
+  double codegen = 0;  // writing a matrix-specific header
+  double compile = 0;  // compiling it
+  double compute = 0;  // the engine's own work
+  double total = 0;    // wall time of the whole call
+};
+
+// permanent_result::engine when the structure alone decided the permanent (0 x 0, no perfect matching).
+inline constexpr std::string_view structure_engine_name = "structure";
+
+struct permanent_result {
+  double value = 0;                  // the permanent, rounded to a double
+  std::string permanent;             // exact decimal integer when `exact`, otherwise value in %.17g
+  bool exact = false;                // computed in exact integer arithmetic
+  std::optional<double> error_bound;  // floating results: a proven bound on |value − permanent|
+  std::string engine;
+  int n = 0;
+  std::int64_t nnz = 0;
+  int threads = 1;                   // CPU threads, or GPU threads per launch
+  int registers_per_thread = 0;      // GPU engines: what the compiler gave the kernel
+  phase_seconds seconds;
+  std::string plan;                  // what was done, for people and `inspect`
+};
+
+// "%.17g": enough digits to read back the same double.
+inline std::string format_double(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// An exact result known without an engine run (the 0×0 matrix: 1; no perfect matching: 0).
+inline void set_exact_value(permanent_result& result, long long value, std::string plan) {
+  result.value = static_cast<double>(value);
+  result.permanent = std::to_string(value);
+  result.exact = true;
+  result.plan = std::move(plan);
+}
+
+// A floating result; one that overflowed (Inf or NaN) is an error, never a number.
+inline void set_floating_value(permanent_result& result, double value) {
+  if (!std::isfinite(value)) {
+    throw engine_error(engine_error::kind::overflow, "the permanent is not finite in double precision (" + format_double(value) +
+                                                         "): the values are too large for engine '" + result.engine + "'");
+  }
+  result.value = value;
+  result.permanent = format_double(value);
+  result.exact = false;
+}
+
+// A floating result's error bound; one that is not finite (magnitudes beyond double) is an error.
+inline void set_error_bound(permanent_result& result, double bound) {
+  if (!std::isfinite(bound)) {
+    throw engine_error(engine_error::kind::overflow, "engine '" + result.engine +
+                                                         "': the error bound is not finite in double precision (magnitudes "
+                                                         "beyond its range): the result cannot be certified");
+  }
+  result.error_bound = bound;
+}
+
+// Significant digits of a floating value that its error bound guarantees (0 when the bound reaches
+// the value; 17 when it is 0); nothing for exact results.
+inline std::optional<int> trusted_digits(const permanent_result& r) {
+  if (r.exact || !r.error_bound) return std::nullopt;
+  const double bound = *r.error_bound;
+  if (bound == 0) return 17;
+  if (!(bound < std::fabs(r.value))) return 0;
+  const double digits = std::floor(-std::log10(bound / std::fabs(r.value)));
+  return digits < 0 ? 0 : digits > 17 ? 17 : static_cast<int>(digits);
+}
+
+}  // namespace sparseperm

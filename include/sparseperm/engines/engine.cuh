@@ -1,0 +1,188 @@
+#pragma once
+// What an engine is. Each engine is a tag type in its own header (engines/<name>.cuh) whose static
+// members are its traits; engines/catalog.cuh is the only list of them. compute, the planner, the
+// pipeline, `inspect` and the JSON record read the traits through engine_description; names turn
+// into engines only at the edges (the CLI's --engine, JSON), C++ callers pick a tag.
+//
+//   name, summary          what the CLI, the JSON record and `inspect` call it and say of it
+//   placement              host | gpu | host_generated | gpu_generated (generated: a module per matrix,
+//                          compiled by the pipeline, which <sparseperm/pipeline.cuh> brings)
+//   max_n                  the largest n it takes
+//   exact                  which integer matrices it keeps exact (numeric/arithmetic.cuh's exact_reach)
+//   rounds_to_grids        a Ryser engine: values rounded to row grids, so its bound needs certified grids
+//   run(task, options)     the permanent of a matrix with a perfect matching (not for generated engines)
+//   cpu_threads            optional, true: it runs on options.threads CPU threads (bench varies them)
+//   unavailable(options)   optional: why it cannot run here (nothing: it can)
+//   estimate(block, e)     optional: the planner's estimate of seconds and memory for a block, or why
+//                          not; engines without one are run only when asked for
+//   plan_note(task)        optional: what the planner's summary adds for a block it runs
+// generated engines instead of run:
+//   module_type, module_header   the tag's C++ name and header, which the module's source includes
+//   plan_text(module_info)       the plan line of a result
+//   plan<M, Arith>, split_signs, describe<Plan>(info), steps<Plan>(...): module/definition.cuh
+#include <concepts>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "../core/config.cuh"
+#include "../core/progress.cuh"
+#include "../core/result.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../module/module_info.cuh"
+#include "../module/pipeline_options.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../structure/frontier_order.cuh"
+
+namespace sparseperm {
+
+enum class engine_placement { host, gpu, host_generated, gpu_generated };
+
+constexpr bool is_generated(engine_placement p) { return p == engine_placement::host_generated || p == engine_placement::gpu_generated; }
+constexpr bool runs_on_gpu(engine_placement p) { return p == engine_placement::gpu || p == engine_placement::gpu_generated; }
+
+struct compute_options;
+struct engine_description;
+
+// What an engine runs on: a matrix with a perfect matching, and the column order of small frontier
+// where the planner found one (engines that need it compute it when it is absent).
+struct engine_task {
+  const sparse_matrix& matrix;
+  const frontier_order* order = nullptr;
+};
+
+// The planner's view of one engine on one block.
+struct engine_estimate {
+  const engine_description* engine = nullptr;
+  std::optional<double> seconds;  // empty: cannot run this block here (see `why`)
+  double memory_bytes = 0;        // what it would hold, where that matters
+  std::string why;
+};
+
+struct planner_block {
+  const sparse_matrix& matrix;
+  const frontier_order& order;
+  const compute_options& options;
+  double memory_limit = 0;  // bytes the planner may use
+};
+
+template <class E>
+concept Engine = requires {
+  { E::name } -> std::convertible_to<std::string_view>;
+  { E::summary } -> std::convertible_to<std::string_view>;
+  { E::placement } -> std::convertible_to<engine_placement>;
+  { E::max_n } -> std::convertible_to<int>;
+  { E::exact } -> std::convertible_to<exact_reach>;
+  { E::rounds_to_grids } -> std::convertible_to<bool>;
+} && (is_generated(E::placement) ? requires(const module_info& info) {
+  { E::module_type } -> std::convertible_to<std::string_view>;
+  { E::module_header } -> std::convertible_to<std::string_view>;
+  { E::plan_text(info) } -> std::convertible_to<std::string>;
+} : requires(const engine_task& task, const compute_options& options) {
+  { E::run(task, options) } -> std::same_as<permanent_result>;
+});
+
+// What the six Ryser engines share (a tag derives from it): n ≤ 64 (a column's rows in one word),
+// exact in 128-bit integers or residues, values rounded to row grids.
+struct ryser_engine {
+  static constexpr int max_n = max_ryser_n;
+  static constexpr exact_reach exact = exact_reach::within_128_bits_or_residues;
+  static constexpr bool rounds_to_grids = true;
+};
+
+// An engine's traits at run time (description_of<E>): what everything but the engine's own code uses.
+struct engine_description {
+  std::string_view name;
+  std::string_view summary;
+  engine_placement placement;
+  int max_n;
+  exact_reach exact;
+  bool rounds_to_grids;
+  bool cpu_threads;
+  permanent_result (*run)(const engine_task&, const compute_options&);           // null: generated
+  std::optional<std::string> (*unavailable)(const compute_options&);             // null: always available
+  void (*estimate)(const planner_block&, engine_estimate&);                      // null: not planned
+  std::string (*plan_note)(const engine_task&);                                  // null: nothing to add
+  std::string_view module_type;                                                  // generated engines
+  std::string_view module_header;
+  std::string (*plan_text)(const module_info&);
+
+  bool generated() const { return is_generated(placement); }
+  bool on_gpu() const { return runs_on_gpu(placement); }
+  bool planned() const { return estimate != nullptr; }
+  module_target target() const {
+    return {std::string(name), placement == engine_placement::host_generated, std::string(module_type), std::string(module_header)};
+  }
+};
+
+template <class E>
+constexpr engine_description make_description() {
+  static_assert(Engine<E>,
+                "sparseperm engine: a tag needs name, summary, placement, max_n, exact and rounds_to_grids, and "
+                "run(engine_task, compute_options) or, when generated, module_type, module_header and plan_text(module_info) "
+                "(engines/engine.cuh)");
+  engine_description d{E::name, E::summary, E::placement, E::max_n, E::exact, E::rounds_to_grids, false,
+                       nullptr, nullptr, nullptr, nullptr, {}, {}, nullptr};
+  if constexpr (requires { { E::cpu_threads } -> std::convertible_to<bool>; }) d.cpu_threads = E::cpu_threads;
+  if constexpr (is_generated(E::placement)) {
+    d.module_type = E::module_type;
+    d.module_header = E::module_header;
+    d.plan_text = [](const module_info& info) { return std::string(E::plan_text(info)); };
+  } else {
+    d.run = [](const engine_task& task, const compute_options& options) { return E::run(task, options); };
+  }
+  if constexpr (requires(const compute_options& o) { { E::unavailable(o) } -> std::convertible_to<std::optional<std::string>>; }) {
+    d.unavailable = [](const compute_options& o) -> std::optional<std::string> { return E::unavailable(o); };
+  }
+  if constexpr (requires(const planner_block& b, engine_estimate& e) { E::estimate(b, e); }) {
+    d.estimate = [](const planner_block& b, engine_estimate& e) { E::estimate(b, e); };
+  }
+  if constexpr (requires(const engine_task& t) { { E::plan_note(t) } -> std::convertible_to<std::string>; }) {
+    d.plan_note = [](const engine_task& t) { return std::string(E::plan_note(t)); };
+  }
+  return d;
+}
+
+// The one description of each engine.
+template <Engine E>
+inline constexpr engine_description description_of = make_description<E>();
+
+// `auto` (the planner's choice, block by block) or one engine: compute_options{.engine = engines::dp{}}.
+class engine_choice {
+ public:
+  constexpr engine_choice() = default;
+  template <Engine E>
+  constexpr engine_choice(E) : engine_(&description_of<E>) {}
+  constexpr explicit engine_choice(const engine_description* engine) : engine_(engine) {}
+  constexpr bool automatic() const { return engine_ == nullptr; }
+  constexpr const engine_description* get() const { return engine_; }
+  constexpr std::string_view name() const { return engine_ ? engine_->name : std::string_view("auto"); }
+
+ private:
+  const engine_description* engine_ = nullptr;
+};
+
+struct compute_options {
+  engine_choice engine;                  // default: auto
+  int threads = 0;                       // CPU threads; 0: all that OpenMP offers
+  int device = 0;                        // CUDA device of the GPU engines
+  progress_counter* progress = nullptr;
+  std::string source_name = "matrix";    // what generated headers say they came from
+  pipeline_options pipeline;             // where the generated engines compile (module/pipeline_options.cuh)
+  sparseperm::precision precision = sparseperm::precision::automatic;
+};
+
+// How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the
+// compilers, the module cache and the loaders. A program that does not include it has the other
+// engines only, and no process or dlopen code.
+struct module_runner {
+  std::optional<std::string> (*unavailable)(const engine_description&, const compute_options&);
+  permanent_result (*run)(const engine_description&, const engine_task&, const compute_options&);
+};
+
+inline const module_runner*& installed_module_runner() {
+  static const module_runner* runner = nullptr;
+  return runner;
+}
+
+}  // namespace sparseperm

@@ -1,0 +1,62 @@
+#pragma once
+// The `gpu-cached` engine's tag: static Gray blocks and cached partial products, a kernel generated
+// for each matrix (the loop: ryser/cached_loop.cuh). Light: a kernel module's source includes it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "../ryser/cached_loop.cuh"
+#include "engine.cuh"
+
+namespace sparseperm::engines {
+
+struct gpu_cached : ryser_engine {
+  static constexpr std::string_view name = "gpu-cached";
+  static constexpr std::string_view summary =
+      "beyond the paper: a program generated for the matrix, Gray blocks unrolled at compile time, partial products cached";
+  static constexpr engine_placement placement = engine_placement::gpu_generated;
+  static constexpr std::string_view module_type = "sparseperm::engines::gpu_cached";
+  static constexpr std::string_view module_header = "sparseperm/engines/gpu_cached.cuh";
+  // The planner's rates (seconds): modelled cost units (cached_layout::cost) per second on an H100
+  // (n = 40, p = 0.1 / 0.3 / 0.5: 2.3e13 / 1.9e13 / 1.6e13); context and launches; generating and
+  // compiling a kernel (from the cache: less).
+  static constexpr double cost_rate = 1.8e13;
+  static constexpr double setup_seconds = 0.3;
+  static constexpr double compile_seconds = 2.5;
+
+  template <CompileTimeMatrix M, class Arith>
+  using plan = cached_plan<M, Arith>;
+  static constexpr bool split_signs = false;
+  template <class Sum>
+  static constexpr bool partial_in_memory = false;
+
+  template <class Plan>
+  static constexpr void describe(module_info& i) {
+    i.global_rows = Plan::global_rows;
+    i.register_rows = Plan::k;
+    i.static_bits = Plan::b;
+    i.plain_run_bits = Plan::b;  // a TwoSum a static block
+  }
+
+  template <class Plan, class Sum>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE static void steps(std::uint64_t first, std::uint64_t end,
+                                                                  typename Plan::value* global_x, std::uint64_t stride, Sum& sum) {
+    cached_steps<Plan>(first, end, global_x, stride, sum);
+  }
+
+  static std::string plan_text(const module_info& info) {
+    return "permanent ordering (Algorithm 3); Gray blocks of 2^" + std::to_string(info.static_bits) +
+           " steps unrolled at compile time, partial products cached along the staircase; " +
+           std::to_string(info.register_rows) + " of " + std::to_string(info.n) + " rows of x in registers";
+  }
+
+  static void estimate(const planner_block& block, engine_estimate& e) {
+    const column_masks pattern = block.matrix.masks();
+    const cached_layout layout = plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order));
+    e.seconds = setup_seconds + compile_seconds + std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / cost_rate;
+  }
+};
+
+}  // namespace sparseperm::engines

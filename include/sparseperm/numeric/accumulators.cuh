@@ -1,0 +1,220 @@
+#pragma once
+// Accumulators for Ryser's alternating sums, on the host and the device.
+//
+//   plain_sum        one double
+//   (both floating sums also keep Σ|term| for the error bound, error_bound.cuh)
+//   compensated_sum  Knuth's TwoSum (two_sum): the rounding error of every addition kept and added back
+//                    (branch-free; Neumaier's variant branches on magnitudes, which alternating
+//                    terms make unpredictable)
+//   exact_sum        a 128-bit integer
+//   exact_double_sum the exact sum of doubles as a nonoverlapping expansion (Shewchuk): the host's
+//                    reduction of per-thread sums, which then loses nothing
+//   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
+//                    two dependency chains where one held a CPU at the adder's latency per step
+//                    (the sign is a constant in unrolled code, so the choice costs nothing there)
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../core/config.cuh"
+
+namespace sparseperm::detail {
+
+struct plain_sum {
+  double sum = 0;
+  double magnitude = 0;  // Σ|term|, for the error bound (error_bound.cuh): one more addition a step
+  SPARSEPERM_HOST_DEVICE void add(double term) {
+    sum += term;
+    magnitude += std::fabs(term);
+  }
+  // sum ± term as one fused multiply-add by ±1 (exactly the same rounding as the addition): the
+  // select of −term cost a negation and two selects a step.
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) {
+    sum = std::fma(negative ? -1.0 : 1.0, term, sum);
+    magnitude += std::fabs(term);
+  }
+  // factor·difference, two terms that share a factor (the cached loops' step pairs); magnitude: the
+  // sum of the two terms' |cofactors|
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    sum = std::fma(factor, difference, sum);
+    magnitude = std::fma(std::fabs(factor), magnitude_part, magnitude);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const plain_sum& other) {
+    sum += other.sum;
+    magnitude += other.magnitude;
+  }
+  SPARSEPERM_HOST_DEVICE double value() const { return sum; }
+  template <class F>
+  void for_each_part(F f) const { f(sum); }
+  static constexpr bool compensated = false;
+  static std::string description() { return "double, plain sums"; }
+};
+
+// sum + v with the rounding error of every addition kept (TwoSum): dp's per-state values, and the
+// core of compensated_sum.
+struct two_sum {
+  double sum = 0;
+  double compensation = 0;
+  SPARSEPERM_HOST_DEVICE void add(double v) {
+    const double t = sum + v;
+    const double v_part = t - sum;
+    compensation += (sum - (t - v_part)) + (v - v_part);
+    sum = t;
+  }
+  SPARSEPERM_HOST_DEVICE double value() const { return sum + compensation; }
+};
+
+struct compensated_sum : two_sum {
+  double magnitude = 0;  // Σ|term| of the terms added (not of merged or absorbed totals)
+  SPARSEPERM_HOST_DEVICE void add(double term) {
+    two_sum::add(term);
+    magnitude += std::fabs(term);
+  }
+  SPARSEPERM_HOST_DEVICE void add_signed(double term, bool negative) { add(negative ? -term : term); }
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    two_sum::add(factor * difference);
+    magnitude = std::fma(std::fabs(factor), magnitude_part, magnitude);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const compensated_sum& other) {
+    two_sum::add(other.sum);
+    two_sum::add(other.compensation);
+    magnitude += other.magnitude;
+  }
+  template <class F>
+  void for_each_part(F f) const {
+    f(sum);
+    f(compensation);
+  }
+  static constexpr bool compensated = true;
+  static std::string description() { return "double, compensated (TwoSum) sums"; }
+};
+
+#if SPARSEPERM_HAS_INT128
+struct exact_sum {
+  __int128 sum = 0;
+  SPARSEPERM_HOST_DEVICE void add(__int128 term) { sum += term; }
+  SPARSEPERM_HOST_DEVICE void add_signed(__int128 term, bool negative) { sum += negative ? -term : term; }
+  SPARSEPERM_HOST_DEVICE void merge(const exact_sum& other) { sum += other.sum; }
+  SPARSEPERM_HOST_DEVICE __int128 value() const { return sum; }
+  static std::string description() { return "exact 128-bit integers"; }
+};
+#endif
+
+template <class Sum>
+struct sign_split_sum {
+  Sum parts[2];
+  SPARSEPERM_HOST_DEVICE void add(decltype(Sum{}.value()) term) { parts[0].add(term); }
+  SPARSEPERM_HOST_DEVICE void add_signed(decltype(Sum{}.value()) term, bool negative) {
+    parts[negative ? 1 : 0].add_signed(term, negative);
+  }
+  SPARSEPERM_HOST_DEVICE void add_factored(double factor, double difference, double magnitude_part) {
+    parts[0].add_factored(factor, difference, magnitude_part);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const sign_split_sum& other) {
+    parts[0].merge(other.parts[0]);
+    parts[1].merge(other.parts[1]);
+  }
+  SPARSEPERM_HOST_DEVICE auto value() const {
+    Sum total = parts[0];
+    total.merge(parts[1]);
+    return total.value();
+  }
+  template <class F>
+  void for_each_part(F f) const {
+    parts[0].for_each_part(f);
+    parts[1].for_each_part(f);
+  }
+  static constexpr bool compensated = Sum::compensated;
+  static std::string description() { return Sum::description() + " of the added and the subtracted terms"; }
+};
+
+// Σ|term| of a floating accumulator (0 for exact ones, which need no bound).
+template <class Sum>
+SPARSEPERM_HOST_DEVICE double magnitude_of(const Sum& s) {
+  if constexpr (requires { s.parts[1]; }) {
+    return magnitude_of(s.parts[0]) + magnitude_of(s.parts[1]);
+  } else if constexpr (requires { s.magnitude; }) {
+    return s.magnitude;
+  } else {
+    return 0;
+  }
+}
+
+// The unrolled blocks of the cached loops sum their 2^b terms plainly and add that total once to a
+// compensated sum: TwoSum once a block instead of at every step (measured on the H100: per-step
+// TwoSum cost gpu-cached 2.1x at n = 40, p = 0.1). The block's own error is γ_(B−1)·Σ|t|, of the
+// order of the products' γ_(n−1)·Σ|t| (error_bound.cuh counts it).
+template <class Sum>
+struct block_partial {
+  static constexpr bool separate = false;
+};
+template <>
+struct block_partial<compensated_sum> {
+  static constexpr bool separate = true;
+  using type = plain_sum;
+  SPARSEPERM_HOST_DEVICE static void absorb(compensated_sum& total, const plain_sum& part) {
+    total.two_sum::add(part.sum);
+    total.magnitude += part.magnitude;
+  }
+};
+template <>
+struct block_partial<sign_split_sum<compensated_sum>> {
+  static constexpr bool separate = true;
+  using type = sign_split_sum<plain_sum>;
+  SPARSEPERM_HOST_DEVICE static void absorb(sign_split_sum<compensated_sum>& total, const sign_split_sum<plain_sum>& part) {
+    block_partial<compensated_sum>::absorb(total.parts[0], part.parts[0]);
+    block_partial<compensated_sum>::absorb(total.parts[1], part.parts[1]);
+  }
+};
+
+// The generated engines' step loops likewise: loop(acc, flush) adds each step's term to `acc` (its
+// add_signed or add_factored) and calls flush() where a run of plain additions may end; for
+// compensated sums acc is a plain partial absorbed with one TwoSum at each flush, for other sums the
+// sum itself (flush does nothing). No flush has a branch of its own: gpu-hybrid flushes where it
+// reloads its cached global product (a column above c flips: runs of 2^(c+1) steps), gpu-purereg in
+// the switch's cases for the columns ≥ purereg_run_bits; both keep the compensated total in global
+// memory (module/kernel_module.cuh). Measured on the H100, n = 40, p = 0.1: gpu-hybrid compensated 1.28x double
+// with a branch every 64 steps, 1.04x with the flush at the reload, 1.01x with the total in memory
+// too (72 registers instead of 80).
+inline constexpr int purereg_run_bits = 6;
+
+template <class Sum, class Loop>
+SPARSEPERM_HOST_DEVICE void with_run_sums(Sum& sum, Loop loop) {
+  using partial = block_partial<Sum>;
+  if constexpr (partial::separate) {
+    typename partial::type part;
+    loop(part, [&] {
+      partial::absorb(sum, part);
+      part = {};
+    });
+    partial::absorb(sum, part);
+  } else {
+    loop(sum, [] {});
+  }
+}
+
+// Host only. Every addition keeps its rounding error as a further component (TwoSum), so the
+// components always add up to the exact sum; value() adds them from the smallest: within an ulp.
+struct exact_double_sum {
+  std::vector<double> parts;  // nonoverlapping, increasing magnitude, no zeros
+  void add(double b) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const double e = parts[i];
+      const double s = b + e;
+      const double b_part = s - b;
+      const double error = (b - (s - b_part)) + (e - b_part);
+      if (error != 0) parts[out++] = error;
+      b = s;
+    }
+    parts.resize(out);
+    if (b != 0 || parts.empty()) parts.push_back(b);
+  }
+  double value() const {
+    double s = 0;
+    for (double p : parts) s += p;
+    return s;
+  }
+};
+
+}  // namespace sparseperm::detail

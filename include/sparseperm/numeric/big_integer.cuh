@@ -1,0 +1,175 @@
+#pragma once
+// Signed integers of any size, for exact permanents beyond 128 bits (the dp engine on integer
+// matrices: a 0/1 band matrix of n = 1000 has a permanent of several hundred bits).
+//
+// Sign and magnitude, the magnitude in 32-bit limbs, least significant first, no leading zero limbs
+// (zero has none). Only what the engines need: addition, multiplication by an integer or another
+// big integer, conversion to decimal and to the nearest double.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/config.cuh"
+
+namespace sparseperm::detail {
+
+class big_integer {
+ public:
+  big_integer() = default;
+  big_integer(long long v) { assign_magnitude(v < 0, v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v)); }
+#if SPARSEPERM_HAS_INT128
+  big_integer(__int128 v) {
+    const bool negative = v < 0;
+    unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+    for (; m != 0; m >>= 32) limbs_.push_back(static_cast<std::uint32_t>(m));
+    negative_ = negative && !limbs_.empty();
+  }
+#endif
+
+  // From a decimal string with an optional leading '-'; anything else is a precondition violation.
+  static big_integer from_decimal(const std::string& text) {
+    big_integer result;
+    const bool negative = !text.empty() && text[0] == '-';
+    for (std::size_t k = negative ? 1 : 0; k < text.size(); ++k) {
+      result = result.times(10);
+      result += big_integer(static_cast<long long>(text[k] - '0'));
+    }
+    result.negative_ = negative && !result.limbs_.empty();
+    return result;
+  }
+
+  bool is_zero() const noexcept { return limbs_.empty(); }
+  bool negative() const noexcept { return negative_; }
+  std::size_t bits() const noexcept {
+    return limbs_.empty() ? 0 : 32 * (limbs_.size() - 1) + (32 - static_cast<std::size_t>(__builtin_clz(limbs_.back())));
+  }
+
+  big_integer& operator+=(const big_integer& other) {
+    if (other.is_zero()) return *this;
+    if (negative_ == other.negative_) {
+      add_magnitude(other.limbs_);
+    } else if (compare_magnitude(limbs_, other.limbs_) >= 0) {
+      subtract_magnitude(limbs_, other.limbs_);  // |this| ≥ |other|: the sign stays
+    } else {
+      std::vector<std::uint32_t> result = other.limbs_;
+      subtract_magnitude(result, limbs_);
+      limbs_ = std::move(result);
+      negative_ = other.negative_;
+    }
+    if (limbs_.empty()) negative_ = false;
+    return *this;
+  }
+
+  // this · v for a 64-bit signed v.
+  big_integer times(long long v) const {
+    big_integer result;
+    if (v == 0 || is_zero()) return result;
+    const unsigned long long m = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    const std::uint32_t factor[2] = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
+    result.limbs_ = multiply_magnitudes(limbs_, std::vector<std::uint32_t>(factor, factor + (factor[1] ? 2 : 1)));
+    result.negative_ = negative_ != (v < 0);
+    return result;
+  }
+
+  big_integer operator*(const big_integer& other) const {
+    big_integer result;
+    if (is_zero() || other.is_zero()) return result;
+    result.limbs_ = multiply_magnitudes(limbs_, other.limbs_);
+    result.negative_ = negative_ != other.negative_;
+    return result;
+  }
+
+  // The nearest double, or ±Inf beyond its range (callers report that).
+  double to_double() const {
+    double value = 0;
+    for (std::size_t k = limbs_.size(); k-- > 0;) value = value * 4294967296.0 + limbs_[k];
+    return negative_ ? -value : value;
+  }
+
+  std::string to_decimal() const {
+    if (is_zero()) return "0";
+    std::vector<std::uint32_t> m = limbs_;
+    std::string digits;
+    while (!m.empty()) {  // divide by 10^9, nine digits at a time
+      std::uint64_t remainder = 0;
+      for (std::size_t k = m.size(); k-- > 0;) {
+        const std::uint64_t current = (remainder << 32) | m[k];
+        m[k] = static_cast<std::uint32_t>(current / 1000000000u);
+        remainder = current % 1000000000u;
+      }
+      while (!m.empty() && m.back() == 0) m.pop_back();
+      for (int d = 0; d < 9 && (remainder != 0 || !m.empty()); ++d) {
+        digits.push_back(static_cast<char>('0' + remainder % 10));
+        remainder /= 10;
+      }
+    }
+    if (negative_) digits.push_back('-');
+    return std::string(digits.rbegin(), digits.rend());
+  }
+
+  friend bool operator==(const big_integer&, const big_integer&) = default;
+
+ private:
+  void assign_magnitude(bool negative, unsigned long long m) {
+    for (; m != 0; m >>= 32) limbs_.push_back(static_cast<std::uint32_t>(m));
+    negative_ = negative && !limbs_.empty();
+  }
+
+  static int compare_magnitude(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+    for (std::size_t k = a.size(); k-- > 0;) {
+      if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    }
+    return 0;
+  }
+
+  void add_magnitude(const std::vector<std::uint32_t>& other) {
+    if (limbs_.size() < other.size()) limbs_.resize(other.size(), 0);
+    std::uint64_t carry = 0;
+    for (std::size_t k = 0; k < limbs_.size(); ++k) {
+      const std::uint64_t sum = static_cast<std::uint64_t>(limbs_[k]) + (k < other.size() ? other[k] : 0) + carry;
+      limbs_[k] = static_cast<std::uint32_t>(sum);
+      carry = sum >> 32;
+      if (carry == 0 && k >= other.size()) break;
+    }
+    if (carry) limbs_.push_back(static_cast<std::uint32_t>(carry));
+  }
+
+  // a −= b for |a| ≥ |b|.
+  static void subtract_magnitude(std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+    std::int64_t borrow = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      std::int64_t difference = static_cast<std::int64_t>(a[k]) - (k < b.size() ? b[k] : 0) - borrow;
+      borrow = difference < 0 ? 1 : 0;
+      a[k] = static_cast<std::uint32_t>(difference + (borrow << 32));
+      if (borrow == 0 && k >= b.size()) break;
+    }
+    while (!a.empty() && a.back() == 0) a.pop_back();
+  }
+
+  static std::vector<std::uint32_t> multiply_magnitudes(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+    std::vector<std::uint32_t> result(a.size() + b.size(), 0);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      std::uint64_t carry = 0;
+      for (std::size_t j = 0; j < b.size(); ++j) {
+        const std::uint64_t t = static_cast<std::uint64_t>(a[i]) * b[j] + result[i + j] + carry;
+        result[i + j] = static_cast<std::uint32_t>(t);
+        carry = t >> 32;
+      }
+      for (std::size_t k = i + b.size(); carry != 0; ++k) {
+        const std::uint64_t t = static_cast<std::uint64_t>(result[k]) + carry;
+        result[k] = static_cast<std::uint32_t>(t);
+        carry = t >> 32;
+      }
+    }
+    while (!result.empty() && result.back() == 0) result.pop_back();
+    return result;
+  }
+
+  std::vector<std::uint32_t> limbs_;
+  bool negative_ = false;
+};
+
+}  // namespace sparseperm::detail

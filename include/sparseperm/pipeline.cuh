@@ -1,0 +1,108 @@
+#pragma once
+// The module pipeline for the generated engines (gpu-cached, gpu-hybrid, gpu-purereg, cpu-cached): a
+// program that includes this header can run them through compute_permanent, the planner and the CLI.
+// It brings the code generation, the private module cache, the compilers (run without a shell), the
+// module proof and the loaders (dlopen of a memfd; the CUDA library API where nvcc compiles the
+// program): module/pipeline.cuh says how. A program that only computes with the run-time engines
+// includes <sparseperm/perm.cuh> alone and has none of that code.
+#include <optional>
+#include <string>
+
+#include "compute.cuh"
+#include "engines/engine.cuh"
+#include "module/host_runner.cuh"
+#include "module/pipeline.cuh"
+#if defined(__CUDACC__)
+#  include "gpu/cuda_support.cuh"
+#  include "module/gpu_runner.cuh"
+#endif
+
+namespace sparseperm {
+
+namespace detail {
+
+// A generated engine's result: its code generation and compilation, and where its module is.
+inline void note_module(permanent_result& result, const compiled_module& module) {
+  result.seconds.codegen = module.codegen_seconds;
+  result.seconds.compile = module.compile_seconds;
+  result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
+}
+
+// A generated engine's run: the module compiled or found in the cache, then run(module). A module
+// from the cache that proves to be another matrix's (module/proof.cuh) loses its entry and is built
+// again, once; a freshly built one that does is our failure, reported as such.
+template <class Run>
+permanent_result run_module_of(const sparse_matrix& matrix, const std::string& source_name, const pipeline_options& pipeline,
+                               const Run& run) {
+  for (int attempt = 0;; ++attempt) {
+    const compiled_module module = compile_module(matrix, source_name, pipeline);
+    try {
+      permanent_result result = run(module);
+      note_module(result, module);
+      return result;
+    } catch (const module_mismatch_error&) {
+      if (!module.cached || attempt > 0) throw;
+      remove_cache_path(module.directory);
+    }
+  }
+}
+
+// The pipeline's options for a generated engine: the caller's, with the engine's module and the precision.
+inline pipeline_options pipeline_for(const engine_description& engine, const compute_options& options) {
+  pipeline_options pipeline = options.pipeline;
+  pipeline.target = engine.target();
+  pipeline.precision = options.precision;
+  return pipeline;
+}
+
+inline std::optional<std::string> generated_engine_unavailable(const engine_description& engine, const compute_options& options) {
+  if (engine.placement == engine_placement::host_generated) {
+    if (pipeline_compiler(pipeline_for(engine, options)).empty()) {
+      return "it compiles a module for each matrix and needs a C++20 compiler, which was not found (put g++ on PATH or set "
+             "SPARSEPERM_CXX to its path)";
+    }
+    return std::nullopt;
+  }
+#if !defined(__CUDACC__)
+  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
+#else
+  if (gpu::device_count() == 0) return "there is no CUDA device on this machine";
+  if (pipeline_compiler(pipeline_for(engine, options)).empty()) {
+    return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set "
+           "SPARSEPERM_NVCC to its path)";
+  }
+  return std::nullopt;
+#endif
+}
+
+inline permanent_result run_generated_engine(const engine_description& engine, const engine_task& task, const compute_options& options) {
+  pipeline_options pipeline = pipeline_for(engine, options);
+  if (engine.placement == engine_placement::host_generated) {
+    return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& module) {
+      return run_host_module(module.image, module.path, engine.name, engine.plan_text, task.matrix, options.precision,
+                             {.threads = options.threads, .progress = options.progress});
+    });
+  }
+#if defined(__CUDACC__)
+  if (pipeline.arch.empty()) {
+    const cudaDeviceProp device = gpu::select_device(options.device, pipeline.target.name);
+    pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
+  }
+  return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& kernel) {
+    return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix, options.precision,
+                           {.device = options.device, .progress = options.progress});
+  });
+#else
+  throw engine_error(engine_error::kind::unavailable, "engine '" + std::string(engine.name) + "' is not available: " +
+                                                          *generated_engine_unavailable(engine, options));
+#endif
+}
+
+inline constexpr module_runner pipeline_module_runner{&generated_engine_unavailable, &run_generated_engine};
+
+}  // namespace detail
+
+// Installs the pipeline as this program's way of running generated engines, before main.
+inline const bool pipeline_installed = (installed_module_runner() = &detail::pipeline_module_runner, true);
+
+}  // namespace sparseperm

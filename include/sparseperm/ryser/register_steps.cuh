@@ -1,0 +1,100 @@
+#pragma once
+// Building blocks of the generated kernels: a column's update and the product of x, expanded at
+// compile time from a plan (ryser_plan.cuh), so that x is indexed by constants only and lives in
+// registers.
+#include "../core/config.cuh"
+#include "ryser_plan.cuh"
+#include "../detail/bits.cuh"
+#include "gray_steps.cuh"
+#include "../numeric/residue_products.cuh"
+#include "../detail/unroll.cuh"
+
+#include <utility>
+
+namespace sparseperm::detail {
+
+// x[row] + sign·a(row, J) for the nonzeros of column J (sign = ±1), every row < K held in `x`
+// (registers). One code per column for both directions: sign·a is exact, so on the GPU each update is
+// a single fused multiply-add with the value as an operand, where separate inclusion and exclusion
+// code made the compiler select the signed constant at run time. A fold over the column's entries,
+// not a loop of lambdas: one instantiation per column keeps nvcc fast.
+template <class Plan, int Begin, int K, int... E>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K], [[maybe_unused]] typename Plan::value sign,
+                                                       std::integer_sequence<int, E...>) {
+  static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
+  ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
+}
+
+template <class Plan, int J, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
+  using column = plan_column<Plan, J>;
+  flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
+}
+
+// The Gray bits gpu-purereg and gpu-hybrid unroll (blocks of 2^bits steps): at most `allowed` (the
+// columns whose rows are all in registers), n − 1 and, forced ≥ 0, `forced`. Double: 2^6 steps.
+// Exact arithmetic's steps are several times longer (four registers a 128-bit product; K residues):
+// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner).
+template <class Arith>
+constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
+  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : 6;
+  if (forced >= 0 && forced < bits) bits = forced;
+  if (allowed < bits) bits = allowed;
+  if (n - 1 < bits) bits = n - 1;
+  return bits > 0 ? bits : 0;
+}
+
+// Step S's flip (1 ≤ S < 2^Bits) of a static Gray block (gray_steps.cuh): column ctz(S), on rows
+// held in `x`, its direction a constant but for S = 2^(Bits−1).
+template <class Plan, int Bits, int S, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
+  flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(x, static_step_sign<Bits, S, typename Plan::value>(odd_block));
+}
+
+// Steps 1..2^Bits − 1 of a static Gray block whose columns touch rows held in `x` only, fully
+// unrolled: each flips its column, then on_step(integral_constant S) adds its term (sign (−1)^S).
+template <class Plan, int Bits, int K, class OnStep>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(typename Plan::value (&x)[K], bool odd_block, OnStep&& on_step) {
+  static_for<1, (1 << Bits)>([&](auto s) {
+    static_flip<Plan, Bits, decltype(s)::value>(x, odd_block);
+    on_step(s);
+  });
+}
+
+// Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent
+// multiplications.
+template <class Product, int Lo, int Hi, class Value, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE Product product_tree(const Value (&x)[K]) {
+  if constexpr (Hi - Lo <= 0) {
+    return Product{1};
+  } else if constexpr (Hi - Lo == 1) {
+    return static_cast<Product>(x[Lo]);
+  } else {
+    constexpr int mid = Lo + (Hi - Lo) / 2;
+    return product_tree<Product, Lo, mid>(x) * product_tree<Product, mid, Hi>(x);
+  }
+}
+
+// Π x[Lo..Hi) of register rows in a plan's arithmetic: residues run by run (residue_products.cuh),
+// the others as product_tree.
+template <class Plan, int Lo, int Hi, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product register_product(const typename Plan::value (&x)[K]) {
+  if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
+    return residue_rows_product<Plan, Lo, Hi>([&](auto i) { return x[decltype(i)::value]; });
+  } else {
+    return product_tree<typename Plan::product, Lo, Hi>(x);
+  }
+}
+
+// x[0..K) = x_0[0..K).
+template <class Plan, int K, int... I>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, I...>) {
+  ((x[I] = plan_start<Plan, I>::value), ...);
+}
+
+template <class Plan, int K>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers(typename Plan::value (&x)[K]) {
+  load_start_registers_impl<Plan>(x, std::make_integer_sequence<int, K>{});
+}
+
+}  // namespace sparseperm::detail

@@ -1,0 +1,193 @@
+#pragma once
+// The arithmetic a run-time Ryser engine (cpu-sparse, gpu-sparse) uses for a matrix and a
+// precision, and the checks every engine shares before it promises an exact result.
+//
+//   exact_refusal(matrix, e, reach) why engine `e` cannot keep `--precision exact` (non-integer
+//                                   values, entries beyond what it holds exactly), or nothing
+//   choose_ryser_arithmetic         double (plain or compensated sums), 128-bit integers, or
+//                                   residues modulo K primes (K from the proven bound)
+//                                   (prime counts rounded up to runtime_prime_counts; visit the
+//                                   choice with visit_arithmetic: ryser/arithmetic_types.cuh)
+//   row_grids_of<T>(matrix)         the row grids floating runs round the values to, and what that
+//                                   changes (numeric/error_bound.cuh)
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/engine_error.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../numeric/int128_bound.cuh"
+#include "../numeric/modular.cuh"
+#include "sparse_ryser.cuh"
+
+namespace sparseperm::detail {
+
+// True when 128-bit integers hold every intermediate value of an exact engine whose partial sums are
+// bounded by 2^extra_bits · Π R_i (Ryser: extra_bits = n − 1; a sum over permutations: 0).
+inline bool fits_int128(const sparse_matrix& matrix, int extra_bits) {
+#if SPARSEPERM_HAS_INT128
+  if (!matrix.has_integer_values()) return false;
+  std::vector<double> row_sums(static_cast<std::size_t>(matrix.n()), 0.0);
+  for (int i = 0; i < matrix.n(); ++i) {
+    for (double v : matrix.row_values(i)) row_sums[i] += std::fabs(v);  // integers ≤ 64·2^53: exact
+  }
+  return int128_bound_holds(row_sums.data(), matrix.n(), extra_bits);
+#else
+  (void)matrix;
+  (void)extra_bits;
+  return false;
+#endif
+}
+
+// A proven bound on log2 |perm| of an integer matrix (modular.cuh's rule).
+inline double permanent_bound_bits(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  std::vector<double> row_sums(n, 0.0), column_sums(n, 0.0);
+  std::vector<int> row_degrees(n, 0), column_degrees(n, 0);
+  bool zero_one = true;
+  for (int j = 0; j < n; ++j) {
+    const auto rows = matrix.column_rows(j);
+    const auto values = matrix.column_values(j);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const double v = std::fabs(values[k]);
+      zero_one = zero_one && v == 1;
+      row_sums[rows[k]] += v;
+      column_sums[j] += v;
+      ++row_degrees[rows[k]];
+      ++column_degrees[j];
+    }
+  }
+  return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n, zero_one);
+}
+
+// The row grids of a run-time matrix and what rounding to them changes (ryser_plan.cuh's
+// grid_facts_of for the run-time engines). T: the floating type (long double for `reference`).
+template <class T = double>
+struct row_grids {
+  std::vector<int> exponent;  // per row
+  bool representable = true;
+  grid_rounding_facts facts;
+  T value(int row, double v) const { return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v); }
+};
+
+// What changing row i of `matrix` by at most rho(i) relatively does to its permanent (error_bound.cuh's
+// grid_rounding_builder, fed the row and column sums of |a_ij|): the row grids' rounding here, the
+// rounding of a file's values on reading in compute.cuh. `widen` (≥ 1) scales the sums where they
+// must bound values other than the ones held.
+template <class Rho>
+grid_rounding_builder perturbation_builder(const sparse_matrix& matrix, const Rho& rho, double widen = 1) {
+  grid_rounding_builder b;
+  for (int i = 0; i < matrix.n(); ++i) {
+    double sum = 0;
+    bool negative = false;
+    for (const double v : matrix.row_values(i)) sum += std::fabs(v), negative = negative || v < 0;
+    b.row(rho(i), sum * widen, negative);
+  }
+  for (int j = 0; j < matrix.n(); ++j) {
+    double sum = 0;
+    for (const double v : matrix.column_values(j)) sum += std::fabs(v);
+    b.column(sum * widen);
+  }
+  return b;
+}
+
+template <class T = double>
+row_grids<T> row_grids_of(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  row_grids<T> g;
+  g.exponent.resize(n);
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (double v : matrix.row_values(i)) sum += std::fabs(v);
+    g.exponent[i] = grid_exponent(sum);
+    g.representable = g.representable && g.exponent[i] <= max_grid_exponent;
+  }
+  grid_rounding_builder b = perturbation_builder(matrix, [&](int i) {
+    double rho = 0;
+    for (double v : matrix.row_values(i)) rho = std::max(rho, relative_change<T>(static_cast<T>(v), g.value(i, v)));
+    return rho;
+  });
+  if (!g.representable) b.unrepresentable();
+  g.facts = b.facts();
+  return g;
+}
+
+// Why a floating Ryser run of `matrix` could not be certified, or nothing: rounding the values to
+// their row grids must change each row by less than 100% (a row whose values span more than about
+// 2^50 loses its small ones: (1e20, 2) rounds 2 to 0), and the row sums must stay in range. The
+// planner leaves such matrices to dp and reference, whose bounds need no grids.
+inline std::optional<std::string> ryser_bound_refusal(const sparse_matrix& matrix) {
+  if (matrix.has_integer_values()) return std::nullopt;  // exact, or integers on any grid
+  const grid_rounding_facts f = row_grids_of<double>(matrix).facts;
+  if (!f.representable) return std::string("a row's sum of |a_ij| is beyond 2^1021");
+  if (!(f.change < 1)) return std::string("the values of a row span too many binary orders for a certified double result");
+  return std::nullopt;
+}
+
+// Residue arithmetic holds the matrix: integers, and modular.cuh's rule (as for generated kernels).
+inline bool fits_residues(const sparse_matrix& matrix) {
+  if (!matrix.has_integer_values()) return false;
+  std::vector<double> row_sums(matrix.n(), 0.0);
+  for (int i = 0; i < matrix.n(); ++i) {
+    for (double v : matrix.row_values(i)) row_sums[i] += std::fabs(v);
+  }
+  return residues_hold(row_sums.data(), matrix.n(), permanent_bound_bits(matrix));
+}
+
+// Why an engine named `engine` that holds `reach` exactly cannot keep --precision exact on this
+// matrix, or nothing: every engine needs integer values; dp (and the planner, which can hand any block
+// to dp) holds any integer matrix, `reference` only within 128 bits, the Ryser engines within 128 bits
+// or residues.
+inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std::string_view engine, exact_reach reach) {
+  const std::string name(engine);
+  if (!matrix.has_integer_values()) {
+    return "--precision exact needs an integer matrix, and this one has non-integer values (engine '" + name + "')";
+  }
+  if (reach == exact_reach::any_integer) return std::nullopt;
+  const bool int128 = fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0);
+  if (reach == exact_reach::within_128_bits) {
+    if (int128) return std::nullopt;
+    return "--precision exact: engine '" + name + "' is exact only within 128 bits; the dp engine computes any integer matrix exactly";
+  }
+  if (!int128 && !fits_residues(matrix)) {
+    return "--precision exact: the entries are too large for engine '" + name +
+           "' (beyond 128 bits it needs every row's sum of |a_ij| at most 2^24); the dp engine computes any integer "
+           "matrix exactly";
+  }
+  return std::nullopt;
+}
+
+// The prime counts a run-time Ryser engine is compiled for: five instantiations instead of sixteen.
+using runtime_prime_counts = std::integer_sequence<int, 1, 2, 4, 8, 16>;
+
+// The arithmetic a run-time Ryser engine runs for `matrix` and precision p (primes rounded up to
+// runtime_prime_counts). prefer_residues: on the GPU residues beat 128-bit integers even where those
+// fit (ryser_plan.cuh).
+inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, std::string_view engine,
+                                                 bool prefer_residues = false) {
+  const bool int128 = fits_int128(matrix, matrix.n() - 1);
+  switch (p) {
+    case precision::double_sums: return {arithmetic::double_sums};
+    case precision::compensated: return {arithmetic::compensated};
+    case precision::exact: {
+      if (const auto why = exact_refusal(matrix, engine, exact_reach::within_128_bits_or_residues)) {
+        throw engine_error(engine_error::kind::refused, *why);
+      }
+      if (int128 && !(prefer_residues && fits_residues(matrix))) return {arithmetic::exact128};
+      int primes = 1;
+      while (primes < primes_for_bits(permanent_bound_bits(matrix))) primes *= 2;
+      return {arithmetic::residues, std::min(primes, 16)};
+    }
+    default: return {int128 ? arithmetic::exact128 : arithmetic::compensated};
+  }
+}
+
+}  // namespace sparseperm::detail

@@ -1,0 +1,327 @@
+#pragma once
+// What a generated Ryser kernel is specialised to, all decided at compile time from the matrix type:
+// the column and row order, the values in the kernel's arithmetic, the start state x_0, and (for
+// CodeGen-Hybrid) the register partition.
+//
+//   double_arithmetic  x and the values in double, each value rounded once to its row's grid so
+//                      that every x is exact (numeric/error_bound.cuh)
+//   exact_arithmetic   x doubled to integers (2·x_0 = a(:, n−1) − Σ_{j<n−1} a(:, j), updates ±2a),
+//                      products and sums in 128 bits; for integer matrices whose bound fits
+//   residue_arithmetic<K>  x doubled as above, in doubles; products and sums modulo the first K
+//                      primes of numeric/modular.cuh, joined on the host (the CRT): for integer
+//                      matrices beyond the 128-bit bound
+//
+//   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
+//                                 ascending degree) or permanent_order (Algorithm 3)
+//
+// Kernels read the plan through scalar static members (nonzero<Plan, E>::row, ...), which device
+// code may use; the arrays themselves are host objects to nvcc.
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "../matrix/column_masks.cuh"
+#include "../core/config.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/int128_bound.cuh"
+#include "../numeric/modular.cuh"
+#include "ordering.cuh"
+#include "../matrix/pattern.cuh"
+
+namespace sparseperm {
+
+struct double_arithmetic {
+  using value = double;
+  using product = double;
+  static constexpr bool exact = false;
+  static constexpr const char* name = "double";
+};
+
+#if SPARSEPERM_HAS_INT128
+struct exact_arithmetic {
+  using value = std::int64_t;
+  using product = __int128;
+  static constexpr bool exact = true;
+  static constexpr const char* name = "exact 128-bit integers";
+};
+#endif
+
+template <int K>
+struct residue_arithmetic {
+  using value = double;  // doubled x: integers below 2^24
+  using product = detail::residues<K>;
+  static constexpr bool exact = true;
+  static constexpr int primes = K;
+  static constexpr const char* name = "exact: residues modulo primes below 2^25, joined by the CRT";
+};
+
+namespace detail {
+template <class Arith>
+inline constexpr bool is_residue_arithmetic = requires { Arith::primes; };
+}  // namespace detail
+
+template <int N, int NNZ, class Value>
+struct ryser_arrays {
+  int n = N;
+  int nnz = NNZ;
+  int start[N + 1]{};                // column j of the order: entries [start[j], start[j+1])
+  int rows[NNZ > 0 ? NNZ : 1]{};     // rows in the order's numbering
+  Value values[NNZ > 0 ? NNZ : 1]{};
+  Value x0[N > 0 ? N : 1]{};
+  double x_bound[N > 0 ? N : 1]{};   // |x_i| ≤ Σ_j |a_ij| / 2 in the arithmetic's scale (doubled x: Σ_j |a_ij|)
+  matrix_order order;                // position → original index
+};
+
+// The row grids of a matrix's values (numeric/error_bound.cuh), in the matrix's own row numbering:
+// double arithmetic rounds each value to its row's grid once, so that every x is exact.
+template <int N>
+struct row_grid_exponents {
+  int e[N > 0 ? N : 1]{};
+  bool representable = true;  // every row's Σ|a_ij| below 2^1021
+};
+
+template <int N, int NNZ>
+constexpr row_grid_exponents<N> grid_exponents_of(const pattern_arrays<N, NNZ>& a) {
+  double sums[N > 0 ? N : 1]{};
+  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  row_grid_exponents<N> g;
+  for (int i = 0; i < N; ++i) {
+    g.e[i] = detail::grid_exponent(sums[i]);
+    if (g.e[i] > detail::max_grid_exponent) g.representable = false;
+  }
+  return g;
+}
+
+// A value as double arithmetic uses it: on its row's grid.
+template <int N>
+constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
+  return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
+}
+
+// What the row grids change, and the magnitudes the error bound needs.
+template <int N, int NNZ>
+constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
+  const row_grid_exponents<N> g = grid_exponents_of(a);
+  double rho[N > 0 ? N : 1]{}, sums[N > 0 ? N : 1]{};
+  bool negative[N > 0 ? N : 1]{};
+  for (int k = 0; k < NNZ; ++k) {
+    const int i = a.rows[k];
+    const double v = a.values[k];
+    const double change = detail::relative_change(v, grid_value(g, i, v));
+    if (change > rho[i]) rho[i] = change;
+    sums[i] += v < 0 ? -v : v;
+    negative[i] = negative[i] || v < 0;
+  }
+  detail::grid_rounding_builder b;
+  for (int i = 0; i < N; ++i) b.row(rho[i], sums[i], negative[i]);
+  for (int j = 0; j < N; ++j) {
+    double sum = 0;
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.values[k] < 0 ? -a.values[k] : a.values[k];
+    b.column(sum);
+  }
+  if (!g.representable) b.unrepresentable();
+  return b.facts();
+}
+
+// The constants reordered (rows and columns) and converted to the arithmetic's values: doubled
+// integers for exact arithmetic, values on their row grids for double.
+template <class Arith, int N, int NNZ>
+constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pattern_arrays<N, NNZ>& a,
+                                                                        const matrix_order& order) {
+  using value = typename Arith::value;
+  ryser_arrays<N, NNZ, value> r;
+  r.order = order;
+  int row_position[N > 0 ? N : 1]{};
+  for (int i = 0; i < N; ++i) row_position[order.rows[i]] = i;
+  const row_grid_exponents<N> grid = grid_exponents_of(a);
+  int at = 0;
+  for (int position = 0; position < N; ++position) {
+    const int j = order.columns[position];
+    r.start[position] = at;
+    // rows ascend in the new numbering too (insertion sort of this column's entries)
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
+      const int row = row_position[a.rows[k]];
+      const value v = Arith::exact ? static_cast<value>(2 * a.values[k]) : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
+      int slot = at++;
+      for (; slot > r.start[position] && r.rows[slot - 1] > row; --slot) {
+        r.rows[slot] = r.rows[slot - 1];
+        r.values[slot] = r.values[slot - 1];
+      }
+      r.rows[slot] = row;
+      r.values[slot] = v;
+      r.x0[row] += position == N - 1 ? v / 2 : -v / 2;  // a(i, n−1) − Σ_j a(i, j)/2, in the arithmetic's scale
+      r.x_bound[row] += static_cast<double>(v < 0 ? -v : v) / 2;
+    }
+  }
+  r.start[N] = at;
+  return r;
+}
+
+namespace detail {
+
+// Π factors[i] in double, in constant evaluation, which takes no floating-point exception: nvcc's
+// front end refuses a product that underflows to 0, g++ one that overflows. The product is kept as a
+// mantissa in [1, 2) and an exponent (the factors split exactly, the mantissas rounded once a factor,
+// as a kernel's product is), and converted once: ±Inf beyond double's range (the run then reports the
+// overflow), or rounded once into the subnormals or to ±0 as a multiplication would round it.
+constexpr double exception_free_product(const double* factors, int n) {
+  double mantissa = 1;
+  int exponent = 0;
+  const auto normalize = [&](double& m, int& e) {
+    const bool negative = m < 0;
+    if (negative) m = -m;
+    while (m >= 2) m /= 2, ++e;
+    while (m < 1) m *= 2, --e;
+    if (negative) m = -m;
+  };
+  for (int i = 0; i < n; ++i) {
+    double m = factors[i];
+    if (m == 0) return 0;
+    int e = 0;
+    normalize(m, e);
+    mantissa *= m;
+    exponent += e;
+    normalize(mantissa, exponent);
+  }
+  const double sign = mantissa < 0 ? -1 : 1;
+  if (exponent > 1023) return sign * std::numeric_limits<double>::infinity();
+  if (exponent < -1075) return sign * 0.0;  // below half the least subnormal: rounds to 0
+  if (exponent == -1075) return sign * (sign * mantissa > 1 ? std::numeric_limits<double>::denorm_min() : 0.0);  // ties to even
+  return mantissa * power_of_two<double>(exponent);  // exact, or one rounding into the subnormals
+}
+
+}  // namespace detail
+
+// The step-0 term Π x_0, in the arithmetic's product type.
+template <class Arith, int N, int NNZ>
+constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
+  if constexpr (std::is_same_v<typename Arith::product, double>) {
+    return detail::exception_free_product(r.x0, N);
+  } else {
+    typename Arith::product p = 1;
+    for (int i = 0; i < N; ++i) {
+      if constexpr (detail::is_residue_arithmetic<Arith>) {
+        p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
+      } else {
+        p *= r.x0[i];
+      }
+    }
+    return p;
+  }
+}
+
+struct degree_order {
+  static constexpr const char* name = "columns by ascending degree";
+  static constexpr matrix_order of(const column_masks& m) { return degree_sorted_order(m); }
+};
+
+struct permanent_order {
+  static constexpr const char* name = "permanent ordering (Algorithm 3)";
+  static constexpr matrix_order of(const column_masks& m) { return permanent_ordering(m).order; }
+};
+
+template <CompileTimeMatrix M, class Arith, class Order>
+struct ryser_plan {
+  using matrix = M;
+  using arithmetic = Arith;
+  using value = typename Arith::value;
+  using product = typename Arith::product;
+  static constexpr int n = M::pattern::n;
+  static_assert(n >= 1 && n <= max_ryser_n, "sparseperm::ryser_plan<M, ...>: the Ryser engines need 1 <= n <= 64");
+  static constexpr const auto& source = constants_of<M>;
+  static constexpr matrix_order order = Order::of(source.masks());
+  static constexpr auto data = make_ryser_arrays<Arith>(source, order);
+  static constexpr column_masks ordered_masks = reorder(source.masks(), order);
+  static constexpr product start_term = start_product<Arith>(data);
+  static constexpr detail::grid_rounding_facts grid = Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
+};
+
+// Scalar views of a plan for device code.
+template <class Plan, int J>
+struct plan_column {
+  static constexpr int begin = Plan::data.start[J];
+  static constexpr int end = Plan::data.start[J + 1];
+  static constexpr int top_row = end > begin ? Plan::data.rows[end - 1] : -1;  // rows ascend
+};
+
+template <class Plan, int E>
+struct plan_nonzero {
+  static constexpr int row = Plan::data.rows[E];
+  static constexpr typename Plan::value value = Plan::data.values[E];
+};
+
+template <class Plan, int I>
+struct plan_start {
+  static constexpr typename Plan::value value = Plan::data.x0[I];
+};
+
+// For integer matrices: do 128-bit integers hold every value of an exact run? (int128_bound.cuh)
+template <CompileTimeMatrix M>
+constexpr bool fits_exact_arithmetic() {
+#if SPARSEPERM_HAS_INT128
+  constexpr const auto& a = constants_of<M>;
+  if (!a.integer_values()) return false;
+  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
+  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  return detail::int128_bound_holds(row_sums, M::pattern::n, M::pattern::n - 1);
+#else
+  return false;
+#endif
+}
+
+// For integer matrices beyond the 128-bit bound: a proven bound on log2 |perm| (modular.cuh), and
+// whether residue arithmetic holds the matrix (every Σ_j |a_ij| ≤ 2^24, so doubled x stay below it).
+template <CompileTimeMatrix M>
+constexpr double permanent_bound_bits_of() {
+  constexpr int n = M::pattern::n;
+  constexpr const auto& a = constants_of<M>;
+  double row_sums[n > 0 ? n : 1]{}, column_sums[n > 0 ? n : 1]{};
+  int row_degrees[n > 0 ? n : 1]{}, column_degrees[n > 0 ? n : 1]{};
+  bool zero_one = true;
+  for (int j = 0; j < n; ++j) {
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
+      const double v = a.values[k] < 0 ? -a.values[k] : a.values[k];
+      zero_one = zero_one && v == 1;
+      row_sums[a.rows[k]] += v;
+      column_sums[j] += v;
+      ++row_degrees[a.rows[k]];
+      ++column_degrees[j];
+    }
+  }
+  return detail::permanent_bound_bits(row_sums, row_degrees, column_sums, column_degrees, n, zero_one);
+}
+
+template <CompileTimeMatrix M>
+constexpr bool fits_residue_arithmetic() {
+  constexpr const auto& a = constants_of<M>;
+  if (!a.integer_values()) return false;
+  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
+  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  return detail::residues_hold(row_sums, M::pattern::n, permanent_bound_bits_of<M>());
+}
+
+// Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise.
+template <CompileTimeMatrix M>
+#if SPARSEPERM_HAS_INT128
+using automatic_arithmetic = std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, double_arithmetic>;
+#else
+using automatic_arithmetic = double_arithmetic;
+#endif
+
+// What --precision exact runs in a generated engine: residues modulo enough primes where they hold
+// the matrix, else 128-bit integers where they fit (measured on the H100, gpu-cached n = 40, p = 0.1:
+// 128-bit integers 24x the time of double, their products being many integer instructions; two
+// primes' residues four FP64 operations each); void for a matrix neither holds, which callers refuse.
+template <CompileTimeMatrix M>
+using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permanent_bound_bits_of<M>())>;
+
+template <CompileTimeMatrix M>
+#if SPARSEPERM_HAS_INT128
+using exact_arithmetic_of =
+    std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>,
+                       std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, void>>;
+#else
+using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>, void>;
+#endif
+
+}  // namespace sparseperm

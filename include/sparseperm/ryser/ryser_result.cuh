@@ -1,0 +1,106 @@
+#pragma once
+// From the Nijenhuis–Wilf sum S = Σ_g (−1)^g Π x_g to the permanent, in either arithmetic:
+//   double:  perm = (4(n mod 2) − 2) · S, with its error bound (error_bound.cuh)
+//   exact:   S is over doubled row sums, so perm = ±S / 2^(n−1); S must be divisible by 2^(n−1),
+//            which is checked (a failure would be an engine bug, never rounded away).
+//   residues: the same S modulo K primes; perm mod p = ±S·2^−(n−1), then the CRT (modular.cuh).
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../core/engine_error.cuh"
+#include "gray_code.cuh"
+#include "../core/result.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../numeric/modular.cuh"
+
+namespace sparseperm::detail {
+
+// What a floating run's bound needs from its engine besides its sums (error_bound.cuh).
+struct floating_run_facts {
+  grid_rounding_facts grid;  // what rounding the values to their row grids changed
+  std::uint64_t block = 1;   // compensated sums: terms summed plainly before each TwoSum
+};
+
+// A floating result: the value ±2Σ̂ and its error bound (rounding, then the grid's change); a
+// value or a bound that is not finite is an overflow error.
+inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report, const grid_rounding_facts& grid) {
+  set_floating_value(result, nw_factor(n) * report.sum);
+  const double rounding = 2 * ryser_sum_bound(n, report, grid);
+  set_error_bound(result, rounding + grid_perturbation_bound(grid, result.value, rounding));
+}
+
+#if SPARSEPERM_HAS_INT128
+inline void set_ryser_value(permanent_result& result, int n, int128 sum) {
+  const int128 scale = int128{1} << (n - 1);
+  if (sum % scale != 0) {
+    throw engine_error(engine_error::kind::failed,
+                       result.engine + ": the exact Nijenhuis-Wilf sum is not divisible by 2^(n-1) (an engine bug)");
+  }
+  const int128 permanent = (n % 2 == 1 ? 1 : -1) * (sum / scale);
+  result.value = static_cast<double>(permanent);
+  result.permanent = to_decimal(permanent);
+  result.exact = true;
+}
+#endif
+
+// Residues of the doubled sum modulo the first K primes: the CRT gives the permanent.
+template <int K>
+void set_ryser_value(permanent_result& result, int n, const residues<K>& sum) {
+  const big_integer permanent = permanent_from_residues(std::vector<double>(sum.r, sum.r + K), n);
+  result.value = permanent.to_double();
+  result.permanent = permanent.to_decimal();
+  result.exact = true;
+}
+
+// How a run with floating accumulators of type Sum summed: its reduced sum and Σ|t|, its chains.
+template <class Sum>
+floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain, const floating_run_facts& facts) {
+  floating_sum_report report;
+  report.sum = sum;
+  report.magnitude = magnitude;
+  report.chain = chain;
+  report.block = facts.block;
+  report.compensated = Sum::compensated;
+  return report;
+}
+
+// A result from a host-reduced accumulator: exact sums give the permanent, floating ones the value
+// and its bound. chain: the most additions into one accumulator (error_bound.cuh).
+template <class Sum>
+void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain, const floating_run_facts& facts) {
+  if constexpr (requires { Sum::compensated; }) {
+    set_ryser_value(result, n, sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts), facts.grid);
+  } else {
+    set_ryser_value(result, n, sum.value());
+  }
+}
+
+// The host's reduction of per-thread sums (the GPU engines, and their emulation in the tests): the
+// floating parts and the magnitudes exactly (expansions), so only each thread's own chain of `chain`
+// additions rounds; exact sums merged.
+template <class Sum, class Product>
+void set_ryser_thread_sums(permanent_result& result, int n, const Product& start_term, const std::vector<Sum>& sums,
+                           std::uint64_t chain, const floating_run_facts& facts) {
+  if constexpr (std::is_floating_point_v<Product>) {
+    exact_double_sum total, magnitude;
+    total.add(start_term);
+    magnitude.add(std::fabs(start_term));
+    for (const Sum& s : sums) {
+      s.for_each_part([&](double v) { total.add(v); });
+      magnitude.add(magnitude_of(s));
+    }
+    set_ryser_value(result, n, sum_report<Sum>(total.value(), magnitude.value(), chain, facts), facts.grid);
+  } else {
+    Sum total;
+    total.add(start_term);
+    for (const Sum& s : sums) total.merge(s);
+    set_ryser_value(result, n, total.value());
+  }
+}
+
+}  // namespace sparseperm::detail
