@@ -173,9 +173,8 @@ struct block_partial<sign_split_sum<compensated_sum>> {
 // sum itself (flush does nothing). No flush has a branch of its own: gpu-hybrid flushes where it
 // reloads its cached global product (a column above c flips: runs of 2^(c+1) steps), gpu-purereg in
 // the switch's cases for the columns ≥ purereg_run_bits; both keep the compensated total in global
-// memory (module/kernel_module.cuh). Measured on the H100, n = 40, p = 0.1: gpu-hybrid compensated 1.28x double
-// with a branch every 64 steps, 1.04x with the flush at the reload, 1.01x with the total in memory
-// too (72 registers instead of 80).
+// memory (module/kernel_module.cuh): a branch of its own, and the total in registers, cost gpu-hybrid
+// 28% and 4% (tools/benchmarks.md has the cost of each precision).
 inline constexpr int purereg_run_bits = 6;
 
 template <class Sum, class Loop>

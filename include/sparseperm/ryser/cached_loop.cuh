@@ -49,11 +49,10 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
     return detail::rows_bound<base>(0, detail::staircase_of(base::ordered_masks).rows[1]) < detail::modular_exact_limit;
   }
   // The largest static block. Double: 2^6. 128 bits (four registers and many instructions a
-  // product): 2^3 (measured: n = 24, p = 0.5, b = 6 spilled 5 KB at 255 registers). Residues: 2^6
-  // where level 0 is exact, the block then running in sub-blocks of exact terms (residue_block;
-  // measured on the H100 at n = 40, p = 0.1 / 0.3 / 0.5: 0.165 / 1.11 / 2.79 s with 2^6, 0.650 /
-  // 1.58 / 3.11 s with 2^3), else 2^3 or 2^2: every step then takes modular products of K doubles
-  // per level, and 2^6 such steps left nvcc's inliner behind (an 800-byte stack frame at n = 48, p = 0.5).
+  // product): 2^3 (2^6 spilled at n = 24, p = 0.5). Residues: 2^6 where level 0 is exact, the block
+  // then running in sub-blocks of exact terms (residue_block; faster than 2^3 at every density
+  // measured), else 2^3 or 2^2: every step then takes modular products of K doubles per level, and
+  // 2^6 such steps left nvcc's inliner behind (a stack frame at n = 48, p = 0.5).
   static constexpr int static_bits_limit() {
     if constexpr (detail::is_residue_arithmetic<Arith>) {
       return level_zero_exact() ? 6 : Arith::primes <= 2 ? 3 : 2;
@@ -104,179 +103,210 @@ using register_x = typename Plan::value[Plan::k > 0 ? Plan::k : 1];
 template <class Plan>
 using exact_level_values = double[Plan::exact_levels > 0 ? Plan::exact_levels : 1];
 
-// Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
-template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product top_level(const register_x<Plan>& reg,
-                                                                                      const typename Plan::value* gx, std::uint64_t stride) {
-  return register_product<Plan, cached_level<Plan, Plan::b>::rows, Plan::k>(reg) * global_rows_product<Plan, 0, Plan::global_rows>(gx, stride);
-}
+// One thread's walk through its Gray steps (CUB's agent): the state is x's register rows, the cached
+// levels Q_b..Q_0, residue arithmetic's exact levels e, and where the thread's global rows are; the
+// steps are members. Everything is inlined into the caller, so the state lives in registers.
+template <class Plan, class Sum>
+struct cached_agent {
+  using value = typename Plan::value;
+  using product = typename Plan::product;
+  static constexpr int b = Plan::b;
+  static constexpr int c = Plan::exact_levels;
 
-// Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
-template <class Plan, int J, int Low = 0>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_levels(const register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1]) {
-  if constexpr (J >= Low) {
-    q[J] = q[J + 1] * register_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
-    if constexpr (J > Low) rebuild_levels<Plan, J - 1, Low>(reg, q);
+  register_x<Plan> reg;
+  product q[b + 1];
+  exact_level_values<Plan> e;
+  value* gx;
+  std::uint64_t stride;
+  Sum& sum;
+
+  // The state is set by run(): nothing is initialised twice.
+  SPARSEPERM_HOST_DEVICE cached_agent(value* global_x, std::uint64_t rows_stride, Sum& s) : gx(global_x), stride(rows_stride), sum(s) {}
+
+  // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product top_level(std::uint64_t rows_stride) const {
+    return register_product<Plan, cached_level<Plan, b>::rows, Plan::k>(reg) *
+           global_rows_product<Plan, 0, Plan::global_rows>(gx, rows_stride);
   }
-}
 
-// Π x over level J's rows [r(J), r(J + 1)) in plain FP64: exact for the levels below c.
-template <class Plan, int J>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE double exact_level(const register_x<Plan>& reg) {
-  return exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>([&](auto i) { return reg[decltype(i)::value]; });
-}
-
-// Residue arithmetic's exact levels e[J], .., e[Low] (e[j] = Π x[r(j), r(c)), exact in FP64), from
-// e[J + 1] (1 for J = c − 1): after a flip of column J < c.
-template <class Plan, int J, int Low = 0>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_exact_levels(const register_x<Plan>& reg, exact_level_values<Plan>& e) {
-  const double level = exact_level<Plan, J>(reg);
-  if constexpr (J + 1 < Plan::exact_levels) {
-    e[J] = e[J + 1] * level;
-  } else {
-    e[J] = level;
+  // Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
+  template <int J, int Low = 0>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_levels() {
+    if constexpr (J >= Low) {
+      q[J] = q[J + 1] * register_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
+      if constexpr (J > Low) rebuild_levels<J - 1, Low>();
+    }
   }
-  if constexpr (J > Low) rebuild_exact_levels<Plan, J - 1, Low>(reg, e);
-}
 
-// The product of level 0's rows, the rows column 0 touches.
-template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product level_zero(const register_x<Plan>& reg) {
-  return product_tree<typename Plan::product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
-}
-
-// Every level, from the rows themselves: after a run-time step.
-template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void rebuild_all_levels(const register_x<Plan>& reg, const typename Plan::value* gx,
-                                                                             std::uint64_t stride, typename Plan::product (&q)[Plan::b + 1],
-                                                                             exact_level_values<Plan>& e) {
-  constexpr int c = Plan::exact_levels;
-  q[Plan::b] = top_level<Plan>(reg, gx, stride);
-  rebuild_levels<Plan, Plan::b - 1, c>(reg, q);
-  if constexpr (c > 0) rebuild_exact_levels<Plan, c - 1>(reg, e);
-}
-
-// The term Π x of the current step: Q_0, or Q_c·e[0] with exact levels.
-template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product current_term(const typename Plan::product (&q)[Plan::b + 1],
-                                                                                         const exact_level_values<Plan>& e) {
-  constexpr int c = Plan::exact_levels;
-  if constexpr (c > 0) {
-    return q[c] * to_residues<Plan::arithmetic::primes, row_bound<Plan, 0, cached_level<Plan, c>::rows>>(e[0]);
-  } else {
-    return q[0];
+  // Π x over level J's rows [r(J), r(J + 1)) in plain FP64: exact for the levels below c.
+  template <int J>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE double exact_level() const {
+    return exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(
+        [&](auto i) { return reg[decltype(i)::value]; });
   }
-}
 
-// Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
-template <class Plan, int S, class Sum>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_step(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                      bool odd_block, Sum& sum) {
-  static_flip<Plan, Plan::b, S>(reg, odd_block);
-  rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(reg, q);
-  sum.add_signed(q[0], (S & 1) != 0);
-}
-
-// Steps S and S + 1 (S even, b ≥ 2) of a block in floating point: both terms are Q_1 times the
-// product of level 0 (step S + 1 flips column 0, whose rows are level 0's), so the pair adds
-// Q_1·(P_S − P_(S+1)) and, for the error bound, |Q_1|·(|P_S| + |P_(S+1)|): the multiplication saved
-// pays for the magnitudes (the bound's γ_n·Σ|t| covers the rounding of the difference).
-template <class Plan, int S, class Sum>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pair(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                      bool odd_block, Sum& sum) {
-  static_assert(S % 2 == 0 && S >= 2 && Plan::b >= 2, "static_pair: an even step S of a block of at least 4 steps");
-  static_flip<Plan, Plan::b, S>(reg, odd_block);
-  rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(S)), 1>(reg, q);
-  const auto even = level_zero<Plan>(reg);
-  static_flip<Plan, Plan::b, S + 1>(reg, odd_block);
-  const auto odd = level_zero<Plan>(reg);
-  sum.add_factored(q[1], even - odd, std::fabs(even) + std::fabs(odd));
-}
-
-// Steps 2..B−1 as the pairs (2, 3), (4, 5), .., (B−2, B−1).
-template <class Plan, class Sum, int... I>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_pairs(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                       bool odd_block, Sum& sum, std::integer_sequence<int, I...>) {
-  (static_pair<Plan, 2 * I + 2>(reg, q, odd_block, sum), ...);
-}
-
-template <class Plan, class Sum, int... S>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                       bool odd_block, Sum& sum, std::integer_sequence<int, S...>) {
-  if constexpr (std::is_floating_point_v<typename Plan::product> && Plan::b >= 2) {
-    static_step<Plan, 1>(reg, q, odd_block, sum);
-    static_pairs<Plan>(reg, q, odd_block, sum, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
-  } else {
-    (static_step<Plan, S + 1>(reg, q, odd_block, sum), ...);
+  // Residue arithmetic's exact levels e[J], .., e[Low] (e[j] = Π x[r(j), r(c)), exact in FP64), from
+  // e[J + 1] (1 for J = c − 1): after a flip of column J < c.
+  template <int J, int Low = 0>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_exact_levels() {
+    const double level = exact_level<J>();
+    if constexpr (J + 1 < c) {
+      e[J] = e[J + 1] * level;
+    } else {
+      e[J] = level;
+    }
+    if constexpr (J > Low) rebuild_exact_levels<J - 1, Low>();
   }
-}
 
-// Residue arithmetic with c = exact_levels ≥ 1: the block's steps in sub-blocks of 2^c that share
-// Q_c. A sub-block's terms ±e[0] sum exactly in FP64, in two halves (each below 2^53), and the
-// sub-block adds Q_c·(its sum mod p) per prime: one reduction and one multiply-add a prime per 2^c
-// steps, where each step took a modular product per level and prime.
-//
-// Steps T, T + 1 (T even ≥ 2) of the sub-block starting at step First: e[1]·(P_T − P_(T+1)), as
-// static_pair does in floating point.
-template <class Plan, int First, int T>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pair(register_x<Plan>& reg, exact_level_values<Plan>& e, bool odd_block,
-                                                                     double (&half)[2]) {
-  static_assert(Plan::exact_levels >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
-  static_flip<Plan, Plan::b, First + T>(reg, odd_block);
-  rebuild_exact_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(T)), 1>(reg, e);
-  const double even = exact_level<Plan, 0>(reg);
-  static_flip<Plan, Plan::b, First + T + 1>(reg, odd_block);
-  const double odd = exact_level<Plan, 0>(reg);
-  half[T < (1 << (Plan::exact_levels - 1)) ? 0 : 1] += e[1] * (even - odd);
-}
-
-template <class Plan, int First, int... I>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void exact_pairs(register_x<Plan>& reg, exact_level_values<Plan>& e, bool odd_block,
-                                                                      double (&half)[2], std::integer_sequence<int, I...>) {
-  (exact_pair<Plan, First, 2 * I + 2>(reg, e, odd_block, half), ...);
-}
-
-// Sub-block U of a block: steps [U·2^c, (U + 1)·2^c), without step 0 (the run-time step) for U = 0.
-template <class Plan, int U>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_sub_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                            exact_level_values<Plan>& e, bool odd_block,
-                                                                            residue_dot<Plan::arithmetic::primes>& part) {
-  constexpr int c = Plan::exact_levels;
-  constexpr int first = U << c;
-  double half[2] = {0, 0};  // the terms of steps [first, first + 2^(c−1)) and of the rest
-  if constexpr (U > 0) {
-    static_flip<Plan, Plan::b, first>(reg, odd_block);
-    rebuild_levels<Plan, trailing_zeros(static_cast<std::uint64_t>(first)), c>(reg, q);
-    rebuild_exact_levels<Plan, c - 1>(reg, e);
-    half[0] = e[0];
+  // The product of level 0's rows, the rows column 0 touches.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product level_zero() const {
+    return product_tree<product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
   }
-  static_flip<Plan, Plan::b, first + 1>(reg, odd_block);
-  rebuild_exact_levels<Plan, 0>(reg, e);
-  half[c == 1 ? 1 : 0] -= e[0];
-  if constexpr (c >= 2) exact_pairs<Plan, first>(reg, e, odd_block, half, std::make_integer_sequence<int, (1 << (c - 1)) - 1>{});
-  part.add(q[c], residues_of_pair<Plan::arithmetic::primes>(half[0], half[1]));
-}
 
-// Sub-block U, then the products gathered into the sum when `part` is full or the block ends.
-template <class Plan, int U, class Sum>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_sub_block_into(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                                 exact_level_values<Plan>& e, bool odd_block,
-                                                                                 residue_dot<Plan::arithmetic::primes>& part, Sum& sum) {
-  using dot = residue_dot<Plan::arithmetic::primes>;
-  residue_sub_block<Plan, U>(reg, q, e, odd_block, part);
-  if constexpr ((U + 1) % dot::capacity == 0 || U + 1 == (1 << (Plan::b - Plan::exact_levels))) {
-    sum.add(part.value());
-    part = dot{};
+  // Every level, from the rows themselves: after a run-time step.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_all_levels(std::uint64_t rows_stride) {
+    q[b] = top_level(rows_stride);
+    rebuild_levels<b - 1, c>();
+    if constexpr (c > 0) rebuild_exact_levels<c - 1>();
   }
-}
 
-template <class Plan, class Sum, int... U>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_block(register_x<Plan>& reg, typename Plan::product (&q)[Plan::b + 1],
-                                                                        exact_level_values<Plan>& e, bool odd_block, Sum& sum,
-                                                                        std::integer_sequence<int, U...>) {
-  residue_dot<Plan::arithmetic::primes> part;
-  (residue_sub_block_into<Plan, U>(reg, q, e, odd_block, part, sum), ...);
-}
+  // The term Π x of the current step: Q_0, or Q_c·e[0] with exact levels.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product current_term() const {
+    if constexpr (c > 0) {
+      return q[c] * to_residues<Plan::arithmetic::primes, row_bound<Plan, 0, cached_level<Plan, c>::rows>>(e[0]);
+    } else {
+      return q[0];
+    }
+  }
+
+  // Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
+  template <int S, class Acc>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_step(bool odd_block, Acc& acc) {
+    static_flip<Plan, b, S>(reg, odd_block);
+    rebuild_levels<trailing_zeros(static_cast<std::uint64_t>(S))>();
+    acc.add_signed(q[0], (S & 1) != 0);
+  }
+
+  // Steps S and S + 1 (S even, b ≥ 2) of a block in floating point: both terms are Q_1 times the
+  // product of level 0 (step S + 1 flips column 0, whose rows are level 0's), so the pair adds
+  // Q_1·(P_S − P_(S+1)) and, for the error bound, |Q_1|·(|P_S| + |P_(S+1)|): the multiplication saved
+  // pays for the magnitudes (the bound's γ_n·Σ|t| covers the rounding of the difference).
+  template <int S, class Acc>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pair(bool odd_block, Acc& acc) {
+    static_assert(S % 2 == 0 && S >= 2 && b >= 2, "static_pair: an even step S of a block of at least 4 steps");
+    static_flip<Plan, b, S>(reg, odd_block);
+    rebuild_levels<trailing_zeros(static_cast<std::uint64_t>(S)), 1>();
+    const auto even = level_zero();
+    static_flip<Plan, b, S + 1>(reg, odd_block);
+    const auto odd = level_zero();
+    acc.add_factored(q[1], even - odd, std::fabs(even) + std::fabs(odd));
+  }
+
+  // Steps 1..B−1 of a block; in floating point step 1, then the pairs (2, 3), (4, 5), .., (B−2, B−1).
+  template <class Acc, int... S>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_block(bool odd_block, Acc& acc, std::integer_sequence<int, S...>) {
+    if constexpr (std::is_floating_point_v<product> && b >= 2) {
+      static_step<1>(odd_block, acc);
+      static_pairs(odd_block, acc, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
+    } else {
+      (static_step<S + 1>(odd_block, acc), ...);
+    }
+  }
+
+  template <class Acc, int... I>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pairs(bool odd_block, Acc& acc, std::integer_sequence<int, I...>) {
+    (static_pair<2 * I + 2>(odd_block, acc), ...);
+  }
+
+  // Residue arithmetic with c ≥ 1: the block's steps in sub-blocks of 2^c that share Q_c. A
+  // sub-block's terms ±e[0] sum exactly in FP64, in two halves (each below 2^53), and the sub-block
+  // adds Q_c·(its sum mod p) per prime: one reduction and one multiply-add a prime per 2^c steps,
+  // where each step took a modular product per level and prime.
+  //
+  // Steps T, T + 1 (T even ≥ 2) of the sub-block starting at step First: e[1]·(P_T − P_(T+1)), as
+  // static_pair does in floating point.
+  template <int First, int T>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pair(bool odd_block, double (&half)[2]) {
+    static_assert(c >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
+    static_flip<Plan, b, First + T>(reg, odd_block);
+    rebuild_exact_levels<trailing_zeros(static_cast<std::uint64_t>(T)), 1>();
+    const double even = exact_level<0>();
+    static_flip<Plan, b, First + T + 1>(reg, odd_block);
+    const double odd = exact_level<0>();
+    half[T < (1 << (c - 1)) ? 0 : 1] += e[1] * (even - odd);
+  }
+
+  template <int First, int... I>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pairs(bool odd_block, double (&half)[2], std::integer_sequence<int, I...>) {
+    (exact_pair<First, 2 * I + 2>(odd_block, half), ...);
+  }
+
+  // Sub-block U of a block: steps [U·2^c, (U + 1)·2^c), without step 0 (the run-time step) for U = 0.
+  template <int U, class Dot>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_sub_block(bool odd_block, Dot& part) {
+    constexpr int first = U << c;
+    double half[2] = {0, 0};  // the terms of steps [first, first + 2^(c−1)) and of the rest
+    if constexpr (U > 0) {
+      static_flip<Plan, b, first>(reg, odd_block);
+      rebuild_levels<trailing_zeros(static_cast<std::uint64_t>(first)), c>();
+      rebuild_exact_levels<c - 1>();
+      half[0] = e[0];
+    }
+    static_flip<Plan, b, first + 1>(reg, odd_block);
+    rebuild_exact_levels<0>();
+    half[c == 1 ? 1 : 0] -= e[0];
+    if constexpr (c >= 2) exact_pairs<first>(odd_block, half, std::make_integer_sequence<int, (1 << (c - 1)) - 1>{});
+    part.add(q[c], residues_of_pair<Plan::arithmetic::primes>(half[0], half[1]));
+  }
+
+  // Sub-block U, then the products gathered into the sum when `part` is full or the block ends.
+  // (Dot: residue_dot of the arithmetic's primes.)
+  template <int U, class Dot>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_sub_block_into(bool odd_block, Dot& part) {
+    residue_sub_block<U>(odd_block, part);
+    if constexpr ((U + 1) % Dot::capacity == 0 || U + 1 == (1 << (b - c))) {
+      sum.add(part.value());
+      part = Dot{};
+    }
+  }
+
+  template <int... U>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_block(bool odd_block, std::integer_sequence<int, U...>) {
+    residue_dot<Plan::arithmetic::primes> part;
+    (residue_sub_block_into<U>(odd_block, part), ...);
+  }
+
+  // Steps 1..B−1 of a block, into the sum.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void block(bool odd_block) {
+    using partial = block_partial<Sum>;
+    if constexpr (c > 0) {
+      residue_block(odd_block, std::make_integer_sequence<int, (1 << (b - c))>{});
+    } else if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
+      typename partial::type part;
+      static_block(odd_block, part, std::make_integer_sequence<int, (1 << b) - 1>{});
+      partial::absorb(sum, part);
+    } else {
+      static_block(odd_block, sum, std::make_integer_sequence<int, (1 << b) - 1>{});
+    }
+  }
+
+  // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void runtime_step(int j, bool inclusion, bool odd) {
+    const value sign = inclusion ? value{1} : value{-1};
+    static_dispatch<Plan::n - 1>(j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
+    rebuild_all_levels(unhoisted(stride));
+    sum.add_signed(current_term(), odd);
+  }
+
+  // The steps [first, end) (first ≥ 1): whole blocks unrolled, any other step at run time.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void run(std::uint64_t first, std::uint64_t end) {
+    start_split_state<Plan>(reg, gx, stride, first);
+    rebuild_all_levels(stride);
+    for_each_gray_block<b>(
+        first, end, [&](bool odd_block) { block(odd_block); },
+        [&](int j, bool inclusion, bool odd) { runtime_step(j, inclusion, odd); });
+  }
+};
 
 }  // namespace detail
 
@@ -286,36 +316,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void residue_block(register
 template <class Plan, class Sum>
 SPARSEPERM_HOST_DEVICE void cached_steps(std::uint64_t first, std::uint64_t end, typename Plan::value* gx,
                                          std::uint64_t stride, Sum& sum) {
-  constexpr int n = Plan::n;
-  constexpr int k = Plan::k;
-  constexpr int b = Plan::b;
-  using value = typename Plan::value;
-  using product = typename Plan::product;
-  value reg[k > 0 ? k : 1];
-  detail::start_split_state<Plan>(reg, gx, stride, first);
-  product q[b + 1];
-  detail::exact_level_values<Plan> e;
-  detail::rebuild_all_levels<Plan>(reg, gx, stride, q, e);
-  detail::for_each_gray_block<b>(
-      first, end,
-      [&](bool odd_block) {  // steps 1..B−1 of a block
-        using partial = detail::block_partial<Sum>;
-        if constexpr (Plan::exact_levels > 0) {
-          detail::residue_block<Plan>(reg, q, e, odd_block, sum, std::make_integer_sequence<int, (1 << (b - Plan::exact_levels))>{});
-        } else if constexpr (partial::separate) {  // compensated sums: plain within the block, TwoSum once
-          typename partial::type part;
-          detail::static_block<Plan>(reg, q, odd_block, part, std::make_integer_sequence<int, (1 << b) - 1>{});
-          partial::absorb(sum, part);
-        } else {
-          detail::static_block<Plan>(reg, q, odd_block, sum, std::make_integer_sequence<int, (1 << b) - 1>{});
-        }
-      },
-      [&](int j, bool inclusion, bool odd) {
-        const value sign = inclusion ? value{1} : value{-1};
-        detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
-        detail::rebuild_all_levels<Plan>(reg, gx, detail::unhoisted(stride), q, e);
-        sum.add_signed(detail::current_term<Plan>(q, e), odd);
-      });
+  detail::cached_agent<Plan, Sum> agent(gx, stride, sum);
+  agent.run(first, end);
 }
 
 }  // namespace sparseperm

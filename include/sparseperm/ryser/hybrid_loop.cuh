@@ -14,8 +14,8 @@
 // one switch a step, spent about 26 of a step's 38 instructions on the Gray code and the dispatch at
 // n = 40, p = 0.1 (H100 SASS), where an SM issues FP64 at half its instruction rate. The register
 // rows' product is nested along the ordering's staircase (hybrid_term), so that a static step
-// re-multiplies only the rows its column touches. Measured on the H100 (README): 1.9–4.8× faster than
-// the paper's loop at n = 36 and 40.
+// re-multiplies only the rows its column touches. On the H100, 1.9–4.8× faster than the paper's loop
+// at n = 36 and 40 (tools/benchmarks.md).
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
