@@ -9,9 +9,8 @@
 namespace sp = sparseperm;
 
 // A 6 × 6 pattern: a band with two extra entries. (row, column), 0-based.
-constexpr std::pair<int, int> entries[] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 2},
-                                           {2, 3}, {3, 3}, {4, 3}, {3, 4}, {4, 4}, {5, 4}, {4, 5}, {5, 5},
-                                           {0, 5}, {5, 0}};
+constexpr std::pair<int, int> entries[] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 2}, {2, 3},
+                                           {3, 3}, {4, 3}, {3, 4}, {4, 4}, {5, 4}, {4, 5}, {5, 5}, {0, 5}, {5, 0}};
 constexpr sp::column_masks pattern = sp::make_column_masks(6, entries);
 constexpr sp::permanent_ordering_plan ordering = sp::permanent_ordering(pattern);
 constexpr sp::column_masks staircase = sp::reorder(pattern, ordering.order);
@@ -40,10 +39,10 @@ int main() {
   std::printf("\nregister rows k = %d, register columns 0..%d (%.1f%% of the steps)\n", partition.register_rows,
               partition.last_register_column, 100 * partition.register_step_share);
   for (int k = 0; k < launches.count; ++k) {
-    std::printf("launch %d: steps [%llu, %llu), chunk %llu, %llu threads\n", k + 1,
-                static_cast<unsigned long long>(launches[k].first_step),
-                static_cast<unsigned long long>(launches[k].end_step), static_cast<unsigned long long>(launches[k].chunk),
-                static_cast<unsigned long long>(launches[k].threads));
+    std::printf(
+        "launch %d: steps [%llu, %llu), chunk %llu, %llu threads\n", k + 1,
+        static_cast<unsigned long long>(launches[k].first_step), static_cast<unsigned long long>(launches[k].end_step),
+        static_cast<unsigned long long>(launches[k].chunk), static_cast<unsigned long long>(launches[k].threads));
   }
   return 0;
 }

@@ -32,8 +32,9 @@ sparseperm::sparse_matrix board(int m, int k) {
 
 int main() {
   // Known counts (OEIS A004003 for square boards, A099390 in general).
-  const std::vector<std::tuple<int, int, std::string>> boards = {
-      {2, 2, "2"}, {2, 3, "3"}, {3, 4, "11"}, {4, 4, "36"}, {4, 5, "95"}, {6, 6, "6728"}, {6, 7, "31529"}, {6, 8, "167089"}};
+  const std::vector<std::tuple<int, int, std::string>> boards = {{2, 2, "2"},     {2, 3, "3"},     {3, 4, "11"},
+                                                                 {4, 4, "36"},    {4, 5, "95"},    {6, 6, "6728"},
+                                                                 {6, 7, "31529"}, {6, 8, "167089"}};
   int failures = 0;
   for (const auto& [m, k, expected] : boards) {
     const auto result = sparseperm::compute_permanent(board(m, k));

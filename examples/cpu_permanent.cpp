@@ -14,7 +14,7 @@
 int main() {
   using board = sparseperm::generated::domino_8x6::matrix;
   const sparseperm::permanent_result r = sparseperm::permanent_cpu_cached<board>();
-  std::printf("%s: %s domino tilings of the 8 x 6 board (%s, %d threads, %.4f s)\n%s\n", r.engine.c_str(), r.permanent.c_str(),
-              r.exact ? "exact" : "double", r.threads, r.seconds.compute, r.plan.c_str());
+  std::printf("%s: %s domino tilings of the 8 x 6 board (%s, %d threads, %.4f s)\n%s\n", r.engine.c_str(),
+              r.permanent.c_str(), r.exact ? "exact" : "double", r.threads, r.seconds.compute, r.plan.c_str());
   return r.permanent == "167089" ? 0 : 1;
 }

@@ -34,11 +34,12 @@
 namespace sparseperm {
 
 // `engine` for an n×n matrix, checked: throws engine_error when it cannot run it here.
-inline const engine_description& check_engine(const engine_description& engine, int n, const compute_options& options = {}) {
+inline const engine_description& check_engine(const engine_description& engine, int n,
+                                              const compute_options& options = {}) {
   const std::string name(engine.name);
   if (n > engine.max_n) {
-    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " exceeds the limit of engine '" + name +
-                                                          "' (n <= " + std::to_string(engine.max_n) + ")");
+    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " exceeds the limit of engine '" +
+                                                          name + "' (n <= " + std::to_string(engine.max_n) + ")");
   }
   if (const auto why = engine_unavailable(engine, options)) {
     throw engine_error(engine_error::kind::unavailable, "engine '" + name + "' is not available: " + *why);
@@ -47,20 +48,25 @@ inline const engine_description& check_engine(const engine_description& engine, 
 }
 
 // `engine` on a matrix with a perfect matching, in the arithmetic options.precision asks for.
-inline permanent_result run_engine(const engine_task& task, const engine_description& engine, const compute_options& options) {
+inline permanent_result run_engine(const engine_task& task, const engine_description& engine,
+                                   const compute_options& options) {
   const std::string name(engine.name);
   if (options.precision == precision::exact) {  // refused before any compiling or running
-    if (const auto why = detail::exact_refusal(task.matrix, name, engine.exact)) throw engine_error(engine_error::kind::refused, *why);
+    if (const auto why = detail::exact_refusal(task.matrix, name, engine.exact))
+      throw engine_error(engine_error::kind::refused, *why);
   }
   if (engine.rounds_to_grids) {  // the Ryser engines round values to row grids (numeric/error_bound.cuh)
     if (const auto why = detail::ryser_bound_refusal(task.matrix)) {
-      throw engine_error(engine_error::kind::refused, "engine '" + name + "' cannot certify a result for this matrix (" + *why +
-                                                          "); dp and reference can");
+      throw engine_error(
+          engine_error::kind::refused,
+          "engine '" + name + "' cannot certify a result for this matrix (" + *why + "); dp and reference can");
     }
   }
   if (engine.generated()) {
     const module_runner* runner = installed_module_runner();
-    if (runner == nullptr) throw engine_error(engine_error::kind::unavailable, "engine '" + name + "' is not available: " + *engine_unavailable(engine, options));
+    if (runner == nullptr)
+      throw engine_error(engine_error::kind::unavailable,
+                         "engine '" + name + "' is not available: " + *engine_unavailable(engine, options));
     return runner->run(engine, task, options);
   }
   return engine.run(task, options);
@@ -121,10 +127,11 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
   const std::vector<double>& rho = matrix.input_rounding();
   // the sums bound the file's |a_ij| ≤ |â_ij| / (1 − ρ), not only the doubles held
   const double widen = detail::bound_margin / (1 - *std::max_element(rho.begin(), rho.end()));
-  const detail::grid_rounding_builder facts =
-      detail::perturbation_builder(matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen);
+  const detail::grid_rounding_builder facts = detail::perturbation_builder(
+      matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen);
   const double bound = *result.error_bound;
-  set_error_bound(result, (bound + detail::grid_perturbation_bound(facts.facts(), result.value, bound)) * detail::bound_margin);
+  set_error_bound(result,
+                  (bound + detail::grid_perturbation_bound(facts.facts(), result.value, bound)) * detail::bound_margin);
   result.plan += "; the bound includes the rounding of the file's values to doubles";
 }
 
@@ -157,8 +164,8 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     result.nnz = matrix.nnz();
     set_exact_value(result, n == 0 ? 1 : 0,
                     n == 0 ? "the 0 x 0 matrix: permanent 1 by convention"
-                           : "structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
-                                 std::to_string(n) + " rows, so every term has a zero factor");
+                           : "structurally singular: a maximum matching covers " + std::to_string(matching.size) +
+                                 " of " + std::to_string(n) + " rows, so every term has a zero factor");
   } else {
     result = run_engine({matrix}, engine, options);
     add_input_rounding(result, matrix);

@@ -42,7 +42,8 @@ struct gpu_options {
 template <CompileTimeMatrix M, class Engine = engines::gpu_cached, precision P = precision::automatic>
 permanent_result permanent(const gpu_options& options = {}) {
   static_assert(Engine::placement == engine_placement::gpu_generated,
-                "sparseperm::permanent<M, Engine>: Engine must be a GPU-generated engine (engines::gpu_cached, gpu_hybrid, gpu_purereg)");
+                "sparseperm::permanent<M, Engine>: Engine must be a GPU-generated engine (engines::gpu_cached, "
+                "gpu_hybrid, gpu_purereg)");
   const auto start = std::chrono::steady_clock::now();
   constexpr int n = M::pattern::n;
   permanent_result result;

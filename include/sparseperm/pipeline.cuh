@@ -25,15 +25,16 @@ namespace detail {
 inline void note_module(permanent_result& result, const compiled_module& module) {
   result.seconds.codegen = module.codegen_seconds;
   result.seconds.compile = module.compile_seconds;
-  result.plan += module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
+  result.plan +=
+      module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
 }
 
 // A generated engine's run: the module compiled or found in the cache, then run(module). A module
 // from the cache that proves to be another matrix's (module/proof.cuh) loses its entry and is built
 // again, once; a freshly built one that does is our failure, reported as such.
 template <class Run>
-permanent_result run_module_of(const sparse_matrix& matrix, const std::string& source_name, const pipeline_options& pipeline,
-                               const Run& run) {
+permanent_result run_module_of(const sparse_matrix& matrix, const std::string& source_name,
+                               const pipeline_options& pipeline, const Run& run) {
   for (int attempt = 0;; ++attempt) {
     const compiled_module module = compile_module(matrix, source_name, pipeline);
     try {
@@ -55,10 +56,12 @@ inline pipeline_options pipeline_for(const engine_description& engine, const com
   return pipeline;
 }
 
-inline std::optional<std::string> generated_engine_unavailable(const engine_description& engine, const compute_options& options) {
+inline std::optional<std::string> generated_engine_unavailable(const engine_description& engine,
+                                                               const compute_options& options) {
   if (engine.placement == engine_placement::host_generated) {
     if (pipeline_compiler(pipeline_for(engine, options)).empty()) {
-      return "it compiles a module for each matrix and needs a C++20 compiler, which was not found (put g++ on PATH or set "
+      return "it compiles a module for each matrix and needs a C++20 compiler, which was not found (put g++ on PATH or "
+             "set "
              "SPARSEPERM_CXX to its path)";
     }
     return std::nullopt;
@@ -75,7 +78,8 @@ inline std::optional<std::string> generated_engine_unavailable(const engine_desc
 #endif
 }
 
-inline permanent_result run_generated_engine(const engine_description& engine, const engine_task& task, const compute_options& options) {
+inline permanent_result run_generated_engine(const engine_description& engine, const engine_task& task,
+                                             const compute_options& options) {
   pipeline_options pipeline = pipeline_for(engine, options);
   if (engine.placement == engine_placement::host_generated) {
     return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& module) {
@@ -89,8 +93,8 @@ inline permanent_result run_generated_engine(const engine_description& engine, c
     pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
   }
   return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& kernel) {
-    return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix, options.precision,
-                           {.device = options.device, .progress = options.progress});
+    return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix,
+                           options.precision, {.device = options.device, .progress = options.progress});
   });
 #else
   throw engine_error(engine_error::kind::unavailable, "engine '" + std::string(engine.name) + "' is not available: " +

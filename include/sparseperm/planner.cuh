@@ -24,38 +24,38 @@
 #include <utility>
 #include <vector>
 
-#include "numeric/big_integer.cuh"
-#include "numeric/scaled_double.cuh"
-#include "ryser/runtime_arithmetic.cuh"
 #include "core/engine_error.cuh"
 #include "detail/format.cuh"
 #include "engines/catalog.cuh"
+#include "matrix/sparse_matrix.cuh"
+#include "numeric/big_integer.cuh"
+#include "numeric/scaled_double.cuh"
 #include "ryser/ordering.cuh"
+#include "ryser/runtime_arithmetic.cuh"
 #include "structure/block_decomposition.cuh"
 #include "structure/matching.cuh"
 #include "structure/reductions.cuh"
-#include "matrix/sparse_matrix.cuh"
 
 namespace sparseperm {
 
 struct block_plan {
   sparse_matrix matrix;
-  std::vector<engine_estimate> estimates;       // one per planned engine of the catalog
+  std::vector<engine_estimate> estimates;      // one per planned engine of the catalog
   const engine_description* engine = nullptr;  // the choice
-  frontier_order order;                         // the column order of smallest frontier found
+  frontier_order order;                        // the column order of smallest frontier found
 };
 
 struct permanent_plan {
   int n = 0;
   std::int64_t nnz = 0;
-  bool zero = false;               // the permanent is 0 for a structural reason
+  bool zero = false;  // the permanent is 0 for a structural reason
   std::string zero_reason;
   bool integer = false;
-  detail::big_integer factor{1ll};  // Π of the degree-1 factors and 1 × 1 blocks (integer matrices)
+  detail::big_integer factor{1ll};     // Π of the degree-1 factors and 1 × 1 blocks (integer matrices)
   detail::scaled_double factor_value;  // the same in floating point (scaled: no underflow, no overflow)
-  int fine_blocks = 0;             // of the first decomposition
+  int fine_blocks = 0;                 // of the first decomposition
   std::vector<int> fine_block_sizes;
-  int trivial_blocks = 0;          // 1 × 1 blocks, factors
+  int trivial_blocks = 0;  // 1 × 1 blocks, factors
   int degree_one = 0, degree_two = 0;
   std::vector<block_plan> blocks;  // what an engine must compute
 };
@@ -68,7 +68,8 @@ inline std::optional<double> parse_byte_size(std::string_view text) {
   if (error != std::errc{} || end == text.data() || !std::isfinite(value) || value <= 0) return std::nullopt;
   std::string unit(end, text.data() + text.size());
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static constexpr std::pair<const char*, int> units[] = {{"", 0}, {"b", 0}, {"k", 10}, {"m", 20}, {"g", 30}, {"t", 40}};
+  static constexpr std::pair<const char*, int> units[] = {{"", 0},   {"b", 0},  {"k", 10},
+                                                          {"m", 20}, {"g", 30}, {"t", 40}};
   for (const auto& [name, shift] : units) {
     for (const char* suffix : {"", "b", "ib"}) {
       if (shift == 0 && *suffix) continue;
@@ -83,8 +84,9 @@ inline std::optional<double> parse_byte_size(std::string_view text) {
 inline double planner_memory_limit() {
   if (const char* limit = std::getenv("SPARSEPERM_MEMORY_LIMIT"); limit && *limit) {
     if (const auto v = parse_byte_size(limit)) return *v;
-    throw engine_error(engine_error::kind::bad_setting, "SPARSEPERM_MEMORY_LIMIT='" + std::string(limit) +
-                                                            "' is not a size (bytes, or a number with K, M, G or T, e.g. 8G)");
+    throw engine_error(engine_error::kind::bad_setting,
+                       "SPARSEPERM_MEMORY_LIMIT='" + std::string(limit) +
+                           "' is not a size (bytes, or a number with K, M, G or T, e.g. 8G)");
   }
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -139,8 +141,8 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
   };
   const bipartite_matching matching = maximum_matching(a);
   if (matching.size < a.n()) {
-    mark_zero("structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " + std::to_string(a.n()) +
-              " rows, so every term has a zero factor");
+    mark_zero("structurally singular: a maximum matching covers " + std::to_string(matching.size) + " of " +
+              std::to_string(a.n()) + " rows, so every term has a zero factor");
     return plan;
   }
   // 1 × 1 blocks are factors at once; the others wait on a stack (a reduced block may split again)
@@ -191,13 +193,15 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
     if (best == nullptr) {
       std::string why;
       for (const auto& e : bp.estimates) why += (why.empty() ? "" : "; ") + std::string(e.engine->name) + ": " + e.why;
-      throw engine_error(engine_error::kind::too_large,
-                         "no engine can compute a " + std::to_string(bp.matrix.n()) + " x " + std::to_string(bp.matrix.n()) + " block (" + why + ")");
+      throw engine_error(engine_error::kind::too_large, "no engine can compute a " + std::to_string(bp.matrix.n()) +
+                                                            " x " + std::to_string(bp.matrix.n()) + " block (" + why +
+                                                            ")");
     }
     bp.engine = best->engine;
     plan.blocks.push_back(std::move(bp));
   }
-  std::sort(plan.blocks.begin(), plan.blocks.end(), [](const block_plan& x, const block_plan& y) { return x.matrix.n() > y.matrix.n(); });
+  std::sort(plan.blocks.begin(), plan.blocks.end(),
+            [](const block_plan& x, const block_plan& y) { return x.matrix.n() > y.matrix.n(); });
   return plan;
 }
 
@@ -206,10 +210,12 @@ inline std::string summarize_plan(const permanent_plan& plan) {
   if (plan.zero) return plan.zero_reason;
   if (plan.n == 0) return "the 0 x 0 matrix: permanent 1 by convention";
   std::string s = std::to_string(plan.fine_blocks) + " fine block" + (plan.fine_blocks == 1 ? "" : "s") + " (" +
-                  std::to_string(plan.trivial_blocks) + " of 1 x 1 in the end); reductions: " + std::to_string(plan.degree_one) +
-                  " degree-1, " + std::to_string(plan.degree_two) + " degree-2 merges";
+                  std::to_string(plan.trivial_blocks) +
+                  " of 1 x 1 in the end); reductions: " + std::to_string(plan.degree_one) + " degree-1, " +
+                  std::to_string(plan.degree_two) + " degree-2 merges";
   for (const auto& b : plan.blocks) {
-    s += "; block " + std::to_string(b.matrix.n()) + " x " + std::to_string(b.matrix.n()) + ": " + std::string(b.engine->name);
+    s += "; block " + std::to_string(b.matrix.n()) + " x " + std::to_string(b.matrix.n()) + ": " +
+         std::string(b.engine->name);
     if (b.engine->plan_note) s += b.engine->plan_note({b.matrix, &b.order});
   }
   return s;

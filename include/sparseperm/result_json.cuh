@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "detail/json.cuh"
 #include "core/result.cuh"
+#include "detail/json.cuh"
 
 namespace sparseperm {
 

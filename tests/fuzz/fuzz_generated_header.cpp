@@ -3,9 +3,9 @@
 // generated_header_check.hpp demands: the name only inside literals that read back as itself, an
 // identifier of safe characters, and no other preprocessor line. A text that does not read as a
 // matrix gives way to a small fixed one, so every name is tried.
-#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/matrix/input_error.cuh>
 #include <sparseperm/matrix/matrix_market.cuh>
+#include <sparseperm/module/codegen.cuh>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t split = std::min(input.find('\0'), std::min<std::size_t>(input.size(), 255));
   const std::string name(input.substr(0, split));
   const std::string_view text = split < input.size() ? input.substr(split + 1) : std::string_view();
-  sparseperm::sparse_matrix matrix = sparseperm::sparse_matrix::from_entries(2, {{0, 0, 0.5}, {0, 1, -3}, {1, 1, 1e-300}});
+  sparseperm::sparse_matrix matrix =
+      sparseperm::sparse_matrix::from_entries(2, {{0, 0, 0.5}, {0, 1, -3}, {1, 1, 1e-300}});
   try {
     const auto file = sparseperm::parse_matrix_market(text, "fuzz.mtx");
     if (file.matrix.n() <= 64 && file.matrix.nnz() <= 4096) matrix = file.matrix;

@@ -2,8 +2,8 @@
 // (nothing else: no crash, no other exception, no hang), and a matrix read is written and read back
 // to the same matrix, with nothing rounded on the way back.
 #include <sparseperm/matrix/input_error.cuh>
-#include <sparseperm/structure/matching.cuh>
 #include <sparseperm/matrix/matrix_market.cuh>
+#include <sparseperm/structure/matching.cuh>
 
 #include <cstdint>
 #include <cstdlib>

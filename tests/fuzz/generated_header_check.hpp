@@ -56,7 +56,8 @@ inline std::string problem(const std::string& header, const sparseperm::sparse_m
     const std::string_view line(header.data() + line_start, line_end - line_start);
     const std::size_t first = line.find_first_not_of(' ');
     if (first != std::string_view::npos && line[first] == '#') {
-      if (line != "#pragma once" && line != "#include <sparseperm/matrix/pattern.cuh>") return "a preprocessor line: " + std::string(line);
+      if (line != "#pragma once" && line != "#include <sparseperm/matrix/pattern.cuh>")
+        return "a preprocessor line: " + std::string(line);
       ++directives;
     }
     line_start = line_end + 1;
@@ -70,20 +71,25 @@ inline std::string problem(const std::string& header, const sparseperm::sparse_m
     if (at == std::string::npos) return "no literal after '" + std::string(marker) + "'";
     std::string decoded;
     std::size_t end = 0;
-    if (!decode_literal(replaced, at + marker.size(), decoded, end)) return "a malformed literal after '" + std::string(marker) + "'";
+    if (!decode_literal(replaced, at + marker.size(), decoded, end))
+      return "a malformed literal after '" + std::string(marker) + "'";
     if (decoded != source) return "a literal that does not read back as the source";
     replaced.replace(at + marker.size(), end - (at + marker.size()), "\"x\"");
     ++literals;
   }
   if (literals != 2) return "not two literals";
-  if (replaced != sparseperm::generate_matrix_header(matrix, name, "x")) return "the source changed more than its literals";
+  if (replaced != sparseperm::generate_matrix_header(matrix, name, "x"))
+    return "the source changed more than its literals";
   // and the name is an identifier
   const std::string id = sparseperm::c_identifier(name);
-  if (id.empty() || !(std::isalpha(static_cast<unsigned char>(id[0])))) return "an identifier that does not start with a letter";
+  if (id.empty() || !(std::isalpha(static_cast<unsigned char>(id[0]))))
+    return "an identifier that does not start with a letter";
   for (const char c : id) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "an identifier with '" + std::string(1, c) + "'";
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return "an identifier with '" + std::string(1, c) + "'";
   }
-  if (header.find("namespace sparseperm::generated::" + id + " {") == std::string::npos) return "the identifier is not the namespace";
+  if (header.find("namespace sparseperm::generated::" + id + " {") == std::string::npos)
+    return "the identifier is not the namespace";
   return "";
 }
 

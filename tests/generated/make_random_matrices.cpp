@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
     const double density = m < 24 ? 0.5 : (m % 3 == 0 ? 0.2 : m % 3 == 1 ? 0.35 : 0.7);
     const auto kind = kinds[(m / 24) % 3];
     const bool signed_reals = m >= 96;  // the last share: reals in (−1, 1]
-    const auto matrix = test_support::random_matrix(stream, n, density, m >= 96 ? sparseperm::value_kind::uniform : kind,
-                                                    signed_reals);
+    const auto matrix =
+        test_support::random_matrix(stream, n, density, m >= 96 ? sparseperm::value_kind::uniform : kind, signed_reals);
     char name[16];
     std::snprintf(name, sizeof name, "r%03d", m);
     const int part = m % parts;

@@ -14,7 +14,8 @@
 int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   bool listing = false;
-  for (int k = 1; k < argc; ++k) listing = listing || std::strncmp(argv[k], "--list", 6) == 0 || std::strncmp(argv[k], "-l", 2) == 0;
+  for (int k = 1; k < argc; ++k)
+    listing = listing || std::strncmp(argv[k], "--list", 6) == 0 || std::strncmp(argv[k], "-l", 2) == 0;
   if (!listing && sparseperm::gpu::device_count() == 0) {
     const char* require = std::getenv("SPARSEPERM_REQUIRE_GPU");
     if (require && std::strcmp(require, "1") == 0) {

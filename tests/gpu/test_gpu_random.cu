@@ -6,10 +6,10 @@
 // permanent (n ≤ 16) or the reference's bound.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
+#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/permanent.cuh>
 
 #include <cmath>
@@ -72,7 +72,8 @@ struct check_matrix {
       check_close(sp::permanent_gpu_sparse(m, {.precision = sp::precision::double_sums}), reference, m, exact);
     }
     // Integer matrices are exact on every GPU engine.
-    if (m.has_integer_values()) CHECK(sp::permanent<M, sp::engines::gpu_hybrid>().exact == sp::fits_exact_arithmetic<M>());
+    if (m.has_integer_values())
+      CHECK(sp::permanent<M, sp::engines::gpu_hybrid>().exact == sp::fits_exact_arithmetic<M>());
     // --precision exact: residues modulo primes on the generated engines (gpu-cached's exact levels
     // and sub-blocks, the others' exact runs of rows), against the reference's integers
     if constexpr (sp::fits_residue_arithmetic<M>()) {
@@ -97,7 +98,7 @@ TEST_CASE("gpu-purereg, gpu-hybrid, gpu-cached and gpu-sparse agree with the ref
   int count = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines; " << bounds_checked
-                   << " error bounds checked; " << residues_checked << " exact results in residues");
+                  << " error bounds checked; " << residues_checked << " exact results in residues");
   CHECK(residues_checked >= 30);
   CHECK(count == 30);
 }

@@ -6,8 +6,8 @@
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
-#include <sparseperm/permanent.cuh>
 #include <sparseperm/module/codegen.cuh>
+#include <sparseperm/permanent.cuh>
 
 #include "can_24.cuh"
 #include "ibm32.cuh"
@@ -18,8 +18,8 @@ namespace sp = sparseperm;
 template <class M>
 void check_all_engines(const sp::permanent_result& expected) {
   const sp::sparse_matrix m = sp::to_sparse_matrix<M>();
-  for (const auto& r : {sp::permanent<M, sp::engines::gpu_purereg>(), sp::permanent<M, sp::engines::gpu_hybrid>(), sp::permanent<M, sp::engines::gpu_cached>(),
-                        sp::permanent_gpu_sparse(m)}) {
+  for (const auto& r : {sp::permanent<M, sp::engines::gpu_purereg>(), sp::permanent<M, sp::engines::gpu_hybrid>(),
+                        sp::permanent<M, sp::engines::gpu_cached>(), sp::permanent_gpu_sparse(m)}) {
     CAPTURE(r.engine);
     CHECK(r.exact);
     CHECK(r.permanent == expected.permanent);
@@ -28,8 +28,10 @@ void check_all_engines(const sp::permanent_result& expected) {
 }
 
 TEST_CASE("mycielskian5 and can_24 against the reference") {
-  check_all_engines<sp::generated::mycielskian5::matrix>(sp::permanent_reference(sp::to_sparse_matrix<sp::generated::mycielskian5::matrix>()));
-  check_all_engines<sp::generated::can_24::matrix>(sp::permanent_reference(sp::to_sparse_matrix<sp::generated::can_24::matrix>()));
+  check_all_engines<sp::generated::mycielskian5::matrix>(
+      sp::permanent_reference(sp::to_sparse_matrix<sp::generated::mycielskian5::matrix>()));
+  check_all_engines<sp::generated::can_24::matrix>(
+      sp::permanent_reference(sp::to_sparse_matrix<sp::generated::can_24::matrix>()));
 }
 
 TEST_CASE("ibm32 against cpu-sparse") {

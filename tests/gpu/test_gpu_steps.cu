@@ -2,9 +2,9 @@
 // cross the 2^31 and 2^32 boundaries where it switches to its 64-bit path.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/ryser/gray_steps.cuh>
 #include <sparseperm/gpu/cuda_support.cuh>
 #include <sparseperm/ryser/gray_code.cuh>
+#include <sparseperm/ryser/gray_steps.cuh>
 
 #include <cstdint>
 #include <vector>
@@ -30,7 +30,8 @@ TEST_CASE("the device step loop reports what the 64-bit facts say") {
   sp::gpu::device_buffer<std::uint64_t> d_firsts(firsts.size());
   d_firsts.upload(firsts.data(), firsts.size());
   sp::gpu::device_buffer<int> columns(total), inclusions(total), odds(total);
-  record_steps<<<static_cast<unsigned>(firsts.size()), 1>>>(d_firsts.data(), per_range, columns.data(), inclusions.data(), odds.data());
+  record_steps<<<static_cast<unsigned>(firsts.size()), 1>>>(d_firsts.data(), per_range, columns.data(),
+                                                            inclusions.data(), odds.data());
   sp::gpu::check(cudaDeviceSynchronize(), "record_steps");
   std::vector<int> c(total), i(total), o(total);
   columns.download(c.data(), total);

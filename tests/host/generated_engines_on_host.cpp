@@ -11,16 +11,16 @@
 // error bounds against the exact rational permanent (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
 
+#include <sparseperm/compute.cuh>
+#include <sparseperm/engines/cpu_cached.cuh>
+#include <sparseperm/engines/reference.cuh>
 #include <sparseperm/module/codegen.cuh>
 #include <sparseperm/numeric/accumulators.cuh>
 #include <sparseperm/ryser/arithmetic_types.cuh>
-#include <sparseperm/ryser/ryser_result.cuh>
 #include <sparseperm/ryser/cached_loop.cuh>
-#include <sparseperm/engines/cpu_cached.cuh>
-#include <sparseperm/compute.cuh>
 #include <sparseperm/ryser/hybrid_loop.cuh>
 #include <sparseperm/ryser/purereg_loop.cuh>
-#include <sparseperm/engines/reference.cuh>
+#include <sparseperm/ryser/ryser_result.cuh>
 
 #include <cmath>
 #include <optional>
@@ -51,7 +51,8 @@ sp::permanent_result run_like_a_gpu(Steps steps, int global_rows, std::uint64_t 
   }
   sp::permanent_result result;
   result.engine = "host emulation";
-  sp::detail::set_ryser_thread_sums(result, Plan::n, Plan::start_term, partial, sp::longest_thread_steps(plan), {Plan::grid});
+  sp::detail::set_ryser_thread_sums(result, Plan::n, Plan::start_term, partial, sp::longest_thread_steps(plan),
+                                    {Plan::grid});
   return result;
 }
 
@@ -67,27 +68,23 @@ constexpr bool constants_all_positive() {
 // host loop on OpenMP threads.
 template <class Plan>
 sp::permanent_result run_purereg(std::uint64_t threads) {
-  return run_like_a_gpu<Plan>(
-      [](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t, auto& sum) { sp::purereg_steps<Plan>(first, end, sum); }, 0,
-      threads, 2);
+  return run_like_a_gpu<Plan>([](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t,
+                                 auto& sum) { sp::purereg_steps<Plan>(first, end, sum); },
+                              0, threads, 2);
 }
 
 template <class Plan>
 sp::permanent_result run_hybrid(std::uint64_t threads) {
-  return run_like_a_gpu<Plan>(
-      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-        sp::hybrid_steps<Plan>(first, end, gx, stride, sum);
-      },
-      Plan::global_rows, threads, 2);
+  return run_like_a_gpu<Plan>([](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride,
+                                 auto& sum) { sp::hybrid_steps<Plan>(first, end, gx, stride, sum); },
+                              Plan::global_rows, threads, 2);
 }
 
 template <class Plan>
 sp::permanent_result run_cached(std::uint64_t threads, std::uint64_t min_chunk) {
-  return run_like_a_gpu<Plan>(
-      [](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride, auto& sum) {
-        sp::cached_steps<Plan>(first, end, gx, stride, sum);
-      },
-      Plan::global_rows, threads, min_chunk);
+  return run_like_a_gpu<Plan>([](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride,
+                                 auto& sum) { sp::cached_steps<Plan>(first, end, gx, stride, sum); },
+                              Plan::global_rows, threads, min_chunk);
 }
 
 template <class Plan>
@@ -95,17 +92,17 @@ sp::permanent_result run_host(int threads) {
   using sum = sp::cpu_cached_sum<typename Plan::arithmetic>;
   return sp::detail::run_host_chunks<sum>(
       sp::engines::cpu_cached::name, Plan::n, Plan::matrix::pattern::nnz, Plan::start_term,
-      [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); }, {.threads = threads},
-      "forced", {Plan::grid, std::uint64_t{1} << Plan::b});
+      [](std::uint64_t first, std::uint64_t end, sum& s) { sp::cached_steps<Plan>(first, end, nullptr, 0, s); },
+      {.threads = threads}, "forced", {Plan::grid, std::uint64_t{1} << Plan::b});
 }
 
 // The shapes of gpu-cached's residue blocks the checks ran through (cached_plan::exact_levels c).
 struct residue_shapes {
-  int no_exact_level = 0;    // c = 0: every step in residues
-  int pairs_only = 0;        // c = 1: sub-blocks of two steps, reduced as a pair
-  int exact_pairs = 0;       // 2 ≤ c < b: sub-blocks with exact step pairs inside
-  int whole_block = 0;       // c = b ≥ 1: the whole block one exact sum
-  int many_sub_blocks = 0;   // b − c ≥ 5: the products gathered into the sum more than once a block
+  int no_exact_level = 0;   // c = 0: every step in residues
+  int pairs_only = 0;       // c = 1: sub-blocks of two steps, reduced as a pair
+  int exact_pairs = 0;      // 2 ≤ c < b: sub-blocks with exact step pairs inside
+  int whole_block = 0;      // c = b ≥ 1: the whole block one exact sum
+  int many_sub_blocks = 0;  // b − c ≥ 5: the products gathered into the sum more than once a block
 
   template <class Plan>
   void record() {
@@ -239,11 +236,13 @@ TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with
   int count = 0, exact = 0, residues = 0, bounds = 0;
   residue_shapes shapes;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds, shapes});
-  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact << " in exact arithmetic, "
-                  << residues << " also in residues; " << bounds << " error bounds checked");
+  MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact
+                  << " in exact arithmetic, " << residues << " also in residues; " << bounds
+                  << " error bounds checked");
   MESSAGE("gpu-cached residue blocks: " << shapes.no_exact_level << " without exact levels, " << shapes.pairs_only
-                                        << " of exact pairs, " << shapes.exact_pairs << " with exact pairs inside sub-blocks, "
-                                        << shapes.whole_block << " exact whole, " << shapes.many_sub_blocks
+                                        << " of exact pairs, " << shapes.exact_pairs
+                                        << " with exact pairs inside sub-blocks, " << shapes.whole_block
+                                        << " exact whole, " << shapes.many_sub_blocks
                                         << " gathered more than once a block");
   CHECK(count == 30);
   CHECK(residues >= 10);

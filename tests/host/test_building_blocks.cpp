@@ -100,9 +100,9 @@ TEST_CASE("Algorithm 3 gives a staircase and Algorithm 4 a consistent partition 
 TEST_CASE("the occupancy model matches the CUDA occupancy calculator's register rule") {
   // sm_90: 65536 registers, 64 warps, allocation per warp in units of 256 registers.
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 24) == 2048);
-  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 40) == 1632);   // 1280 per warp: 51 warps
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 40) == 1632);  // 1280 per warp: 51 warps
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 128) == 512);
-  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 129) == 480);   // 4128 → 4352 per warp: 15 warps
+  CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 129) == 480);  // 4128 → 4352 per warp: 15 warps
   CHECK(sp::resident_threads_per_sm(sp::h100_sxm, 0) == 0);
 }
 
@@ -147,8 +147,8 @@ TEST_CASE("the step loop is right for every small range and for Algorithm 2's ch
     }
   }
   // Runs that end on 2^30 (the longest run), 2^31 and 2^32.
-  for (std::uint64_t middle : {std::uint64_t{1} << 30, std::uint64_t{1} << 32, std::uint64_t{3} << 31,
-                               std::uint64_t{1} << 63}) {
+  for (std::uint64_t middle :
+       {std::uint64_t{1} << 30, std::uint64_t{1} << 32, std::uint64_t{3} << 31, std::uint64_t{1} << 63}) {
     REQUIRE(check_range(middle - 1000, middle + 1000));
     ++ranges;
   }

@@ -25,7 +25,8 @@ void check_against_reference(const sp::sparse_matrix& m, int threads) {
     CHECK(result.permanent == "0");
     CHECK(std::fabs(reference.value) <= 1e-13 * test_support::ryser_absolute_sum(m));
   } else {
-    CHECK(std::fabs(result.value - reference.value) <= 1e-13 * test_support::ryser_absolute_sum(m) + 1e-12 * std::fabs(reference.value));
+    CHECK(std::fabs(result.value - reference.value) <=
+          1e-13 * test_support::ryser_absolute_sum(m) + 1e-12 * std::fabs(reference.value));
   }
 }
 
@@ -38,9 +39,10 @@ TEST_CASE("cpu-sparse agrees with the reference on random matrices, n = 1..14") 
     for (double density : {0.15, 0.3, 0.5, 0.8}) {
       for (auto kind : {sp::value_kind::uniform, sp::value_kind::ones, sp::value_kind::integers}) {
         for (int threads : {1, 2}) {
-          const auto m = kind == sp::value_kind::uniform && threads == 2
-                             ? test_support::random_matrix(stream, n, density, kind, true)  // signed reals: cancellation
-                             : test_support::random_matrix(stream, n, density, kind);
+          const auto m =
+              kind == sp::value_kind::uniform && threads == 2
+                  ? test_support::random_matrix(stream, n, density, kind, true)  // signed reals: cancellation
+                  : test_support::random_matrix(stream, n, density, kind);
           CAPTURE(n);
           CAPTURE(density);
           CAPTURE(test_support::kind_name(kind));
@@ -120,7 +122,8 @@ TEST_CASE("edge cases") {
   const auto one = sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(1, {{0, 0, -2.5}}));
   CHECK(one.value == -2.5);
   // An empty row: 0 without running.
-  const auto empty_row = sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(3, {{0, 0, 1}, {1, 1, 1}, {0, 2, 1}}));
+  const auto empty_row =
+      sp::permanent_cpu_sparse(sp::sparse_matrix::from_entries(3, {{0, 0, 1}, {1, 1, 1}, {0, 2, 1}}));
   CHECK(empty_row.permanent == "0");
   CHECK(empty_row.exact);
   // Above the limit.

@@ -26,7 +26,8 @@ std::string add_decimal(const std::string& a, const std::string& b) {
   std::string r;
   int carry = 0;
   for (std::size_t k = 0; k < std::max(a.size(), b.size()) || carry; ++k) {
-    const int d = carry + (k < a.size() ? a[a.size() - 1 - k] - '0' : 0) + (k < b.size() ? b[b.size() - 1 - k] - '0' : 0);
+    const int d =
+        carry + (k < a.size() ? a[a.size() - 1 - k] - '0' : 0) + (k < b.size() ? b[b.size() - 1 - k] - '0' : 0);
     r.push_back(static_cast<char>('0' + d % 10));
     carry = d / 10;
   }
@@ -42,7 +43,8 @@ sp::sparse_matrix band_matrix(int n, int width, double value = 1) {
 }
 
 // diag(B1, B2) with random entries above the blocks (upper block triangular when `coupled`).
-sp::sparse_matrix block_matrix(const sp::sparse_matrix& b1, const sp::sparse_matrix& b2, sp::random_stream& stream, bool coupled) {
+sp::sparse_matrix block_matrix(const sp::sparse_matrix& b1, const sp::sparse_matrix& b2, sp::random_stream& stream,
+                               bool coupled) {
   std::vector<sp::matrix_entry> entries;
   for (const auto& e : b1.entries()) entries.push_back(e);
   for (const auto& e : b2.entries()) entries.push_back({e.row + b1.n(), e.column + b1.n(), e.value});
@@ -111,16 +113,17 @@ TEST_CASE("dp and auto agree with the reference on random matrices, n = 1..22") 
       }
     }
   }
-  MESSAGE("dp and auto cross-checked against the reference on " << compared << " random matrices (n = 1..22): " << integer
-                                                                << " integer (exact), " << reducible << " built reducible, "
-                                                                << singular << " structurally singular");
+  MESSAGE("dp and auto cross-checked against the reference on "
+          << compared << " random matrices (n = 1..22): " << integer << " integer (exact), " << reducible
+          << " built reducible, " << singular << " structurally singular");
   CHECK(compared >= 500);
   CHECK(singular >= 20);
 }
 
 TEST_CASE("tridiagonal 0/1 matrices: Fibonacci numbers, exactly, up to n = 1000") {
   std::vector<std::string> fibonacci{"0", "1"};  // F(0), F(1)
-  while (fibonacci.size() < 1003) fibonacci.push_back(add_decimal(fibonacci[fibonacci.size() - 1], fibonacci[fibonacci.size() - 2]));
+  while (fibonacci.size() < 1003)
+    fibonacci.push_back(add_decimal(fibonacci[fibonacci.size() - 1], fibonacci[fibonacci.size() - 2]));
   for (int n : {1, 2, 3, 10, 50, 90, 100, 333, 1000}) {
     CAPTURE(n);
     const auto m = band_matrix(n, 1);
@@ -222,7 +225,8 @@ TEST_CASE("the planner picks only engines available here, and auto agrees with e
   sp::random_stream stream(99);
   for (int trial = 0; trial < 40; ++trial) {
     const int n = 4 + static_cast<int>(stream.below(12));
-    const auto m = test_support::random_matrix(stream, n, 0.35, trial % 2 ? sp::value_kind::ones : sp::value_kind::integers);
+    const auto m =
+        test_support::random_matrix(stream, n, 0.35, trial % 2 ? sp::value_kind::ones : sp::value_kind::integers);
     const auto plan = sp::make_plan(m);
     for (const auto& block : plan.blocks) {
       REQUIRE(block.engine != nullptr);

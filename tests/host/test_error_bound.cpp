@@ -5,11 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <sparseperm/compute.cuh>
+#include <sparseperm/engines/cpu_sparse.cuh>
+#include <sparseperm/engines/reference.cuh>
 #include <sparseperm/numeric/error_bound.cuh>
 #include <sparseperm/numeric/product_bound.cuh>
 #include <sparseperm/ryser/runtime_arithmetic.cuh>
-#include <sparseperm/engines/cpu_sparse.cuh>
-#include <sparseperm/engines/reference.cuh>
 
 #include <cmath>
 #include <limits>
@@ -72,7 +72,8 @@ TEST_CASE("row grids: values on them, every partial sum of a row exact, integers
     }
     CHECK(sum / grid <= 0x1p52);  // so every signed partial sum, halved or not, is a double
   }
-  for (double v : {1.0, -3.0, 7.0, 1e6, -12345.0}) CHECK(sp::detail::round_to_grid(v, sp::detail::grid_exponent(40 * std::fabs(v))) == v);
+  for (double v : {1.0, -3.0, 7.0, 1e6, -12345.0})
+    CHECK(sp::detail::round_to_grid(v, sp::detail::grid_exponent(40 * std::fabs(v))) == v);
 }
 
 TEST_CASE("trusted digits and the product bound") {
@@ -120,7 +121,8 @@ TEST_CASE("every host engine's bound contains the exact error on random real mat
     CAPTURE(n);
     CAPTURE(trial);
     for (const auto p : {sp::precision::double_sums, sp::precision::compensated}) {
-      c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = p}), exact, "cpu-sparse " + std::string(sp::precision_name(p)));
+      c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = p}), exact,
+              "cpu-sparse " + std::string(sp::precision_name(p)));
     }
     c.check(sp::permanent_dp(a, 2), exact, "dp");
     c.check(sp::permanent_reference(a), exact, "reference");
@@ -129,8 +131,8 @@ TEST_CASE("every host engine's bound contains the exact error on random real mat
     c.check(sp::compute_permanent(a, automatic), exact, "auto");
   }
   MESSAGE("nonnegative: " << nonnegative.checked << " results, " << nonnegative.inexact << " inexact, bound/error >= "
-                          << nonnegative.tightest << "; signed: " << signed_values.checked << " results, " << signed_values.inexact
-                          << " inexact, bound/error >= " << signed_values.tightest);
+                          << nonnegative.tightest << "; signed: " << signed_values.checked << " results, "
+                          << signed_values.inexact << " inexact, bound/error >= " << signed_values.tightest);
   CHECK(nonnegative.inexact >= 40);
   CHECK(signed_values.inexact >= 20);
 }
@@ -167,7 +169,9 @@ TEST_CASE("integer matrices in double precision: exact x, and a bound that holds
     CHECK(sp::detail::row_grids_of<double>(a).facts.change == 0);  // integers are on their grids
     const ts::dyadic exact = ts::exact_permanent(a);
     containment c;
-    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::double_sums}), exact, "cpu-sparse double");
-    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::compensated}), exact, "cpu-sparse compensated");
+    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::double_sums}), exact,
+            "cpu-sparse double");
+    c.check(sp::permanent_cpu_sparse(a, {.threads = 2, .precision = sp::precision::compensated}), exact,
+            "cpu-sparse compensated");
   }
 }

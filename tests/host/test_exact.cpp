@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <sparseperm/compute.cuh>
-#include <sparseperm/numeric/modular.cuh>
-#include <sparseperm/ryser/runtime_arithmetic.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
+#include <sparseperm/numeric/modular.cuh>
+#include <sparseperm/ryser/runtime_arithmetic.cuh>
 
 #include <cmath>
 #include <string>
@@ -62,7 +62,8 @@ TEST_CASE("a residue product is exact and stays small") {
     const auto ip = static_cast<std::int64_t>(p);
     double r = 3;
     for (int step = 0; step < 20000; ++step) {
-      const double x = static_cast<double>(static_cast<std::int64_t>(stream.below(1u << 25)) - (1 << 24));  // |x| ≤ 2^24
+      const double x =
+          static_cast<double>(static_cast<std::int64_t>(stream.below(1u << 25)) - (1 << 24));  // |x| ≤ 2^24
       const double next = sp::detail::multiply(r, x, m);
       const std::int64_t expected = ((static_cast<std::int64_t>(r) % ip) * (static_cast<std::int64_t>(x) % ip)) % ip;
       REQUIRE(((static_cast<std::int64_t>(next) - expected) % ip) == 0);
@@ -169,7 +170,8 @@ TEST_CASE("known counts beyond 128 bits, exactly: n!, derangements, menage numbe
       {"derangements 24", test_support::derangement_matrix(24), derangements(24).to_decimal()},
       {"menage 24", menage_matrix(24), "80399425364623070680706"},  // Touchard's formula
       {"menage 10", menage_matrix(10), "439792"},
-      {"threes 22", test_support::dense_matrix(22, 3.0), [] {  // 3^22 · 22!
+      {"threes 22", test_support::dense_matrix(22, 3.0),
+       [] {  // 3^22 · 22!
          big_integer e = factorial(22);
          for (int k = 0; k < 22; ++k) e = e.times(3);
          return e.to_decimal();

@@ -6,25 +6,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/compute.cuh>
-#include <sparseperm/numeric/decimal_rounding.cuh>
 #include <sparseperm/detail/json.cuh>
-#include "json_reader.hpp"
-#include <sparseperm/numeric/scaled_double.cuh>
 #include <sparseperm/detail/sha256.cuh>
 #include <sparseperm/detail/text.cuh>
 #include <sparseperm/detail/threads.cuh>
-#include <sparseperm/planner.cuh>
-#include <sparseperm/ryser/ryser_plan.cuh>
 #include <sparseperm/matrix/matrix_market.cuh>
 #include <sparseperm/module/cache.cuh>
+#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/module/proof.cuh>
+#include <sparseperm/numeric/decimal_rounding.cuh>
+#include <sparseperm/numeric/scaled_double.cuh>
+#include <sparseperm/planner.cuh>
+#include <sparseperm/ryser/ryser_plan.cuh>
+#include "json_reader.hpp"
 
-#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <new>
@@ -46,7 +46,8 @@ fs::path scratch(const std::string& name) {
 }
 
 std::string hostile_name() {
-  return "evil\";\n#include <cstdlib>\nstatic int pwn = std::system(\"touch PWNED\");\nconst char* x = \"a\\\n?" "?=\xff\xfe\x1b[2J.mtx";
+  return "evil\";\n#include <cstdlib>\nstatic int pwn = std::system(\"touch PWNED\");\nconst char* x = \"a\\\n?"
+         "?=\xff\xfe\x1b[2J.mtx";
 }
 
 }  // namespace
@@ -58,20 +59,22 @@ TEST_CASE("SHA-256 and HMAC-SHA-256: the standards' vectors") {
   CHECK(hex_of(sha256::of("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(hex_of(sha256::of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")) ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  CHECK(hex_of(sha256::of(std::string(1000000, 'a'))) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(hex_of(sha256::of(std::string(1000000, 'a'))) ==
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // RFC 4231, test cases 1, 2 and 6
   CHECK(hex_of(sp::detail::hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
   CHECK(hex_of(sp::detail::hmac_sha256("Jefe", "what do ya want for nothing?")) ==
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-  CHECK(hex_of(sp::detail::hmac_sha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+  CHECK(hex_of(sp::detail::hmac_sha256(std::string(131, '\xaa'),
+                                       "Test Using Larger Than Block-Size Key - Hash Key First")) ==
         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
 TEST_CASE("a file's name reaches a generated header only as a literal that reads back as itself") {
   const auto m = sp::sparse_matrix::from_entries(2, {{0, 0, 0.1}, {1, 1, 3}});
-  for (const std::string& source : {std::string("plain.mtx"), hostile_name(), std::string("\"\\\"\\\\"), std::string(1, '\0'),
-                                    std::string("a\\"), std::string("*/ /* // \\\n#define x")}) {
+  for (const std::string& source : {std::string("plain.mtx"), hostile_name(), std::string("\"\\\"\\\\"),
+                                    std::string(1, '\0'), std::string("a\\"), std::string("*/ /* // \\\n#define x")}) {
     CAPTURE(sp::detail::printable(source));
     const std::string header = sp::generate_matrix_header(m, "stem", source);
     CHECK(header_check::problem(header, m, "stem", source).empty());
@@ -81,7 +84,8 @@ TEST_CASE("a file's name reaches a generated header only as a literal that reads
   CHECK(sp::c_identifier("int") == "m_int");
   CHECK(sp::c_identifier("_Reserved") == "m__Reserved");
   CHECK(sp::c_identifier("9lives") == "m_9lives");
-  CHECK(sp::c_identifier("gr\xc3\xb6\xc3\x9f" "e") == "gr____e");
+  CHECK(sp::c_identifier("gr\xc3\xb6\xc3\x9f"
+                         "e") == "gr____e");
   CHECK(sp::c_identifier("") == "m_");
   const std::string hostile = sp::generate_matrix_header(m, hostile_name(), hostile_name());
   CHECK(header_check::problem(hostile, m, hostile_name(), hostile_name()).empty());
@@ -94,10 +98,15 @@ TEST_CASE("echoed text cannot leave its line or steer a terminal; JSON stays val
   CHECK(printable("\x1b[31mred") == "\\x1b[31mred");
   CHECK(printable("back\\slash") == "back\\\\slash");
   CHECK(printable("\xff\xfe") == "\\xff\\xfe");
-  CHECK(printable("gr\xc3\xb6\xc3\x9f" "e") == "gr\xc3\xb6\xc3\x9f" "e");  // well-formed UTF-8 stays readable
-  CHECK(printable("\xc2\x9b" "2J") == "\\xc2\\x9b2J");                     // but not the 8-bit CSI
-  CHECK(printable("\xe2\x80\xae" "txt.exe") == "\\xe2\\x80\\xaetxt.exe");   // nor a bidirectional override
-  CHECK(printable("\xc0\xaf") == "\\xc0\\xaf");                             // an overlong '/'
+  CHECK(printable("gr\xc3\xb6\xc3\x9f"
+                  "e") ==
+        "gr\xc3\xb6\xc3\x9f"
+        "e");  // well-formed UTF-8 stays readable
+  CHECK(printable("\xc2\x9b"
+                  "2J") == "\\xc2\\x9b2J");  // but not the 8-bit CSI
+  CHECK(printable("\xe2\x80\xae"
+                  "txt.exe") == "\\xe2\\x80\\xaetxt.exe");  // nor a bidirectional override
+  CHECK(printable("\xc0\xaf") == "\\xc0\\xaf");             // an overlong '/'
   const std::string quoted = sp::json::quote(std::string("a\xff\"\n\x1b") + "\xc3\xb6");
   CHECK(quoted == "\"a\\ufffd\\\"\\n\\u001b\xc3\xb6\"");
   for (std::size_t at = 0; at < quoted.size();) {
@@ -116,21 +125,24 @@ TEST_CASE("reading notes every value it rounds; a rounded value is not exact") {
     std::from_chars(t.data(), t.data() + t.size(), v);
     return decimal_rounding(t, v);
   };
-  for (const std::string exact : {"3", "-2.5e-1", "0.125", "1e22", "9007199254740992", "1180591620717411303424",
-                            "0.1000000000000000055511151231257827021181583404541015625", "0",
-                                    "44444444444444426240"}) {  // 19 digits whose product with 5 passes 2^64 (the fuzzer's find)
+  for (const std::string exact :
+       {"3", "-2.5e-1", "0.125", "1e22", "9007199254740992", "1180591620717411303424",
+        "0.1000000000000000055511151231257827021181583404541015625", "0",
+        "44444444444444426240"}) {  // 19 digits whose product with 5 passes 2^64 (the fuzzer's find)
     CAPTURE(exact);
     CHECK(rounding(exact.c_str()) == 0);
   }
-  for (const std::string inexact : {"0.1", "9007199254740993", "1e23", "1.0000000000000000001", "123456789012345678901234567890"}) {
+  for (const std::string inexact :
+       {"0.1", "9007199254740993", "1e23", "1.0000000000000000001", "123456789012345678901234567890"}) {
     CAPTURE(inexact);
     CHECK(rounding(inexact.c_str()) == 0x1p-53);
   }
-  CHECK(rounding("4e-320") > 1e-5);  // a subnormal: much more than 2^-53 of it
+  CHECK(rounding("4e-320") > 1e-5);                 // a subnormal: much more than 2^-53 of it
   CHECK(rounding("4.9406564584124654e-324") >= 1);  // 17 digits of 2^-1074, which has 751
   CHECK(rounding("4e-320") < 1e-4);
 
-  const auto real = sp::parse_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 9007199254740993\n2 2 1\n", "m");
+  const auto real = sp::parse_matrix_market(
+      "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 9007199254740993\n2 2 1\n", "m");
   CHECK_FALSE(real.matrix.has_integer_values());
   CHECK(real.first_rounded_line == 3);
   REQUIRE(real.matrix.input_rounding().size() == 2);
@@ -140,7 +152,8 @@ TEST_CASE("reading notes every value it rounds; a rounded value is not exact") {
   CHECK_FALSE(r.exact);
   REQUIRE(r.error_bound);
   CHECK(*r.error_bound >= 1);  // the file's 2^53 + 1 is within the bound of the double 2^53
-  const auto integral = sp::parse_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 9007199254740992\n2 2 1\n", "m");
+  const auto integral = sp::parse_matrix_market(
+      "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 9007199254740992\n2 2 1\n", "m");
   CHECK(integral.matrix.has_integer_values());
   CHECK(sp::compute_permanent(integral.matrix).exact);
 
@@ -148,7 +161,8 @@ TEST_CASE("reading notes every value it rounds; a rounded value is not exact") {
   for (const char* field : {"real", "integer"}) {
     CAPTURE(field);
     try {
-      sp::parse_matrix_market(std::string("%%MatrixMarket matrix coordinate ") + field + " general\n1 1 1\n1 1 +-5\n", "m");
+      sp::parse_matrix_market(std::string("%%MatrixMarket matrix coordinate ") + field + " general\n1 1 1\n1 1 +-5\n",
+                              "m");
       FAIL("+-5 was accepted");
     } catch (const sp::input_error& e) {
       CHECK(std::string(e.what()).find("m:3: value '+-5' is not") == 0);
@@ -207,7 +221,8 @@ TEST_CASE("products and bounds at the ends of double's range") {
   const double overflowing[] = {0x1p600, 0x1p600};
   CHECK(sp::detail::exception_free_product(overflowing, 2) == std::numeric_limits<double>::infinity());
   const double subnormal[] = {0x1.8p-540, 0x1p-535};
-  CHECK(sp::detail::exception_free_product(subnormal, 2) == std::numeric_limits<double>::denorm_min());  // 1.5 · 2^-1075
+  CHECK(sp::detail::exception_free_product(subnormal, 2) ==
+        std::numeric_limits<double>::denorm_min());  // 1.5 · 2^-1075
   const double half[] = {0x1p-540, 0x1p-535};
   CHECK(sp::detail::exception_free_product(half, 2) == 0);  // 2^-1075: a tie, to even
   static_assert(sp::detail::exception_free_product(underflowing, 2) == 0, "constant evaluation takes it");
@@ -242,10 +257,10 @@ TEST_CASE("sizes with units; estimates saturate") {
 TEST_CASE("an exception in an OpenMP thread reaches the caller") {
   int done = 0;
   CHECK_THROWS_AS(sp::detail::parallel_for<sp::detail::schedule::dynamic_one>(64, 2,
-                                                                             [&](std::int64_t k) {
-                                                                               if (k == 5) throw std::bad_alloc();
-                                                                               if (k == 0) ++done;
-                                                                             }),
+                                                                              [&](std::int64_t k) {
+                                                                                if (k == 5) throw std::bad_alloc();
+                                                                                if (k == 0) ++done;
+                                                                              }),
                   std::bad_alloc);
 }
 
@@ -273,20 +288,22 @@ TEST_CASE("the cache root: private, owned, never another user's") {
   const fs::path open_to_all = base / "open";
   fs::create_directory(open_to_all);
   ::chmod(open_to_all.c_str(), 0777);
-  CHECK_THROWS_WITH_AS(sp::detail::open_private_root(open_to_all.string()), doctest::Contains("may be written by others"), sp::engine_error);
+  CHECK_THROWS_WITH_AS(sp::detail::open_private_root(open_to_all.string()),
+                       doctest::Contains("may be written by others"), sp::engine_error);
   // under a directory others may write to (not sticky): refused
   const fs::path shared = base / "shared";
   fs::create_directory(shared);
   ::chmod(shared.c_str(), 0777);
-  CHECK_THROWS_WITH_AS(sp::detail::open_private_root((shared / "cache").string()), doctest::Contains("which others may write to"),
-                       sp::engine_error);
+  CHECK_THROWS_WITH_AS(sp::detail::open_private_root((shared / "cache").string()),
+                       doctest::Contains("which others may write to"), sp::engine_error);
   // owned by another user: refused (root can make one; others cannot, and skip this part)
   if (::geteuid() == 0) {
     const fs::path theirs = base / "theirs";
     fs::create_directory(theirs);
     ::chmod(theirs.c_str(), 0700);
     REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
-    CHECK_THROWS_WITH_AS(sp::detail::open_private_root(theirs.string()), doctest::Contains("belongs to another user"), sp::engine_error);
+    CHECK_THROWS_WITH_AS(sp::detail::open_private_root(theirs.string()), doctest::Contains("belongs to another user"),
+                         sp::engine_error);
   }
   // without SPARSEPERM_CACHE, XDG_CACHE_HOME and HOME: the password database's home, not a shared /tmp
   const char* saved_home = std::getenv("HOME");
@@ -311,7 +328,10 @@ TEST_CASE("the key, sealed modules and the proof of a loaded module") {
   REQUIRE(::stat((root / "key").c_str(), &status) == 0);
   CHECK((status.st_mode & 0777) == 0600);
 
-  const std::string module = std::string("\x7f" "ELF module bytes\0with a zero", 28);
+  const std::string module = std::string(
+      "\x7f"
+      "ELF module bytes\0with a zero",
+      28);
   fs::create_directory(root / "entry-a");
   sp::detail::write_new_file(root / "entry-a" / "module.sealed", sp::detail::seal_module(key, "entry-a", module));
   CHECK(sp::detail::unseal_module(key, "entry-a", root / "entry-a" / "module.sealed") == module);

@@ -1,8 +1,8 @@
 // Hopcroft–Karp against a simple augmenting-path matching, and the Erdős–Rényi generator.
 #include <doctest/doctest.h>
 
-#include "random_matrix.hpp"
 #include <sparseperm/structure/matching.cuh>
+#include "random_matrix.hpp"
 
 #include <functional>
 #include <set>

@@ -1,8 +1,8 @@
 // Matrix Market reading and writing, and every malformed-input error with its line.
 #include <doctest/doctest.h>
 
-#include "random_matrix.hpp"
 #include <sparseperm/matrix/matrix_market.cuh>
+#include "random_matrix.hpp"
 
 #include <string>
 
@@ -21,7 +21,9 @@ std::string error_of(const std::string& text) {
   return "no error";
 }
 
-double at(const sparseperm::sparse_matrix& m, int i, int j) { return m.dense()[static_cast<std::size_t>(i) * m.n() + j]; }
+double at(const sparseperm::sparse_matrix& m, int i, int j) {
+  return m.dense()[static_cast<std::size_t>(i) * m.n() + j];
+}
 
 }  // namespace
 
@@ -39,7 +41,8 @@ TEST_CASE("coordinate real general") {
 }
 
 TEST_CASE("banner words are case-insensitive and CRLF line ends are accepted") {
-  const auto f = parse_matrix_market("%%MatrixMarket MATRIX Coordinate Integer General\r\n2 2 2\r\n1 2 3\r\n2 1 -4\r\n", "m");
+  const auto f =
+      parse_matrix_market("%%MatrixMarket MATRIX Coordinate Integer General\r\n2 2 2\r\n1 2 3\r\n2 1 -4\r\n", "m");
   CHECK(f.matrix.nnz() == 2);
   CHECK(f.matrix.has_integer_values());
   CHECK(at(f.matrix, 1, 0) == -4);
@@ -53,7 +56,8 @@ TEST_CASE("pattern entries are ones") {
 }
 
 TEST_CASE("symmetric and skew-symmetric files imply the other triangle") {
-  const auto s = parse_matrix_market("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n2 1 5\n3 2 -1\n", "m");
+  const auto s =
+      parse_matrix_market("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n2 1 5\n3 2 -1\n", "m");
   CHECK(s.matrix.nnz() == 5);
   CHECK(at(s.matrix, 0, 1) == 5);
   CHECK(at(s.matrix, 1, 0) == 5);
@@ -67,7 +71,8 @@ TEST_CASE("symmetric and skew-symmetric files imply the other triangle") {
 }
 
 TEST_CASE("stored zeros are not nonzeros") {
-  const auto f = parse_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 0\n1 2 0.0\n2 1 1\n", "m");
+  const auto f =
+      parse_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 0\n1 2 0.0\n2 1 1\n", "m");
   CHECK(f.matrix.nnz() == 1);
   CHECK(f.stored_entries == 3);
   CHECK(f.stored_zeros == 2);
@@ -103,7 +108,8 @@ TEST_CASE("malformed input names the file and line") {
         "m.mtx:1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)");
   CHECK(error_of("%%MatrixMarket vector coordinate real general\n") ==
         "m.mtx:1: only 'matrix' objects are supported, not 'vector'");
-  CHECK(error_of("%%MatrixMarket matrix coordinate complex general\n") == "m.mtx:1: complex matrices are not supported yet");
+  CHECK(error_of("%%MatrixMarket matrix coordinate complex general\n") ==
+        "m.mtx:1: complex matrices are not supported yet");
   CHECK(error_of("%%MatrixMarket matrix coordinate real hermitian\n") ==
         "m.mtx:1: hermitian matrices are complex, which is not supported yet");
   CHECK(error_of("%%MatrixMarket matrix sparse real general\n") ==
@@ -118,7 +124,8 @@ TEST_CASE("malformed input names the file and line") {
   CHECK(error_of(head + "-3 -3 1\n") == "m.mtx:2: negative dimension");
   CHECK(error_of(head + "2 2 5\n") ==
         "m.mtx:2: declares 5 entries but a 2 x 2 general matrix has only 4 positions to store");
-  CHECK(error_of(head + "20000000 20000000 1\n") == "m.mtx:2: dimension 20000000 exceeds the reader's limit of 10000000");
+  CHECK(error_of(head + "20000000 20000000 1\n") ==
+        "m.mtx:2: dimension 20000000 exceeds the reader's limit of 10000000");
   CHECK(error_of(head + "2 2 2\n1 1 1\n") == "m.mtx:3: the file ends after 1 entries, but line 2 declares 2");
   CHECK(error_of(head + "2 2 1\n1 1 1\n2 2 1\n") == "m.mtx:4: more entries than the 1 declared on line 2");
   CHECK(error_of(head + "2 2 1\n3 1 1\n") == "m.mtx:3: row index 3 is out of range [1, 2]");
@@ -154,8 +161,8 @@ TEST_CASE("malformed input names the file and line") {
 }
 
 TEST_CASE("files that cannot be read") {
-  CHECK_THROWS_WITH_AS(sparseperm::read_matrix_market("/nonexistent/x.mtx"), "/nonexistent/x.mtx: cannot open: no such file",
-                       input_error);
+  CHECK_THROWS_WITH_AS(sparseperm::read_matrix_market("/nonexistent/x.mtx"),
+                       "/nonexistent/x.mtx: cannot open: no such file", input_error);
   CHECK_THROWS_WITH_AS(sparseperm::read_matrix_market("/tmp"), "/tmp: cannot read: it is a directory", input_error);
 }
 

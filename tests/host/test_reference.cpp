@@ -19,7 +19,7 @@ int128 factorial(int n) {
 }
 
 int128 derangements(int n) {  // D(n) = (n − 1)(D(n − 1) + D(n − 2))
-  int128 a = 1, b = 0;         // D(0), D(1)
+  int128 a = 1, b = 0;        // D(0), D(1)
   if (n == 0) return a;
   for (int k = 2; k <= n; ++k) {
     const int128 c = (k - 1) * (a + b);
@@ -53,7 +53,8 @@ TEST_CASE("long double agrees with the exact answers on small real matrices") {
   for (int n = 1; n <= 9; ++n) {
     const auto m = test_support::random_matrix(stream, n, 0.7, sp::value_kind::uniform);
     const long double brute = sp::reference::brute_force<long double>(m);
-    CHECK(static_cast<double>(sp::reference::dense_ryser(m)) == doctest::Approx(static_cast<double>(brute)).epsilon(1e-14));
+    CHECK(static_cast<double>(sp::reference::dense_ryser(m)) ==
+          doctest::Approx(static_cast<double>(brute)).epsilon(1e-14));
     CHECK(static_cast<double>(sp::reference::subset_dp<long double>(m)) ==
           doctest::Approx(static_cast<double>(brute)).epsilon(1e-14));
   }

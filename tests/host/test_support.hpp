@@ -1,9 +1,9 @@
 #pragma once
 // Shared helpers of the host tests: random matrices of every kind, singular ones included.
+#include <sparseperm/matrix/sparse_matrix.cuh>
 #include <sparseperm/numeric/big_integer.cuh>
 #include <sparseperm/ryser/gray_code.cuh>
 #include "random_matrix.hpp"
-#include <sparseperm/matrix/sparse_matrix.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +24,8 @@ inline sparseperm::sparse_matrix random_matrix(sparseperm::random_stream& stream
     for (int j = 0; j < n; ++j) {
       if (stream.uniform() >= density) continue;
       double v = 1;
-      if (kind == sparseperm::value_kind::uniform) v = signed_reals ? 1.0 - 2 * stream.uniform() : 1.0 - stream.uniform();
+      if (kind == sparseperm::value_kind::uniform)
+        v = signed_reals ? 1.0 - 2 * stream.uniform() : 1.0 - stream.uniform();
       if (kind == sparseperm::value_kind::integers) {
         do {
           v = static_cast<double>(static_cast<std::int64_t>(stream.below(7)) - 3);
@@ -75,9 +76,12 @@ inline double ryser_absolute_sum(const sparseperm::sparse_matrix& m) {
 
 inline std::string kind_name(sparseperm::value_kind kind) {
   switch (kind) {
-    case sparseperm::value_kind::uniform: return "uniform";
-    case sparseperm::value_kind::ones: return "ones";
-    case sparseperm::value_kind::integers: return "integers";
+    case sparseperm::value_kind::uniform:
+      return "uniform";
+    case sparseperm::value_kind::ones:
+      return "ones";
+    case sparseperm::value_kind::integers:
+      return "integers";
   }
   return "?";
 }

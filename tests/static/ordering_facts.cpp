@@ -8,7 +8,8 @@
 namespace sp = sparseperm;
 
 // col 0: rows {0,1,2}; col 1: {1}; col 2: {1,3}; col 3: {0,2,3}
-constexpr std::pair<int, int> small_entries[] = {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {1, 2}, {3, 2}, {0, 3}, {2, 3}, {3, 3}};
+constexpr std::pair<int, int> small_entries[] = {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {1, 2},
+                                                 {3, 2}, {0, 3}, {2, 3}, {3, 3}};
 constexpr sp::column_masks small = sp::make_column_masks(4, small_entries);
 static_assert(small.degree(0) == 3 && small.degree(1) == 1 && small.degree(2) == 2 && small.nnz() == 9);
 static_assert(small.row_degree(1) == 3 && small.contains(3, 2) && !small.contains(0, 1));
@@ -87,17 +88,19 @@ static_assert(partition_is_consistent(small, 16));
 // When global memory is free, keeping no row in registers maximises threads; when it is very
 // expensive, every row that fits goes to registers.
 static_assert(sp::partition_rows(pseudo_random_pattern(40, 7, 20), {.global_register_ratio = 0}).register_rows == 0);
-constexpr sp::column_masks ordered40 = sp::reorder(pseudo_random_pattern(40, 7, 20),
-                                                   sp::permanent_ordering(pseudo_random_pattern(40, 7, 20)).order);
+constexpr sp::column_masks ordered40 =
+    sp::reorder(pseudo_random_pattern(40, 7, 20), sp::permanent_ordering(pseudo_random_pattern(40, 7, 20)).order);
 static_assert(sp::partition_rows(ordered40, {.global_register_ratio = 1e12}).last_register_column == 38);
 
 // gpu-cached's layout: on the 4 x 4 identity (r(m) = m) with b = 2 forced and every row in
 // registers, a step costs Σ_{j<2} 2^−(j+1)·r(j+1) + 2^−2·n = 0.5 + 0.5 + 1 multiplications and
 // 1 (the sum) + 0.5 + 0.25 + 2^−2·(1/2·1) additions.
-constexpr sp::column_masks diagonal4 = sp::make_column_masks(4, std::array<std::pair<int, int>, 4>{{{0, 0}, {1, 1}, {2, 2}, {3, 3}}});
+constexpr sp::column_masks diagonal4 =
+    sp::make_column_masks(4, std::array<std::pair<int, int>, 4>{{{0, 0}, {1, 1}, {2, 2}, {3, 3}}});
 constexpr sp::cached_layout diagonal_layout = sp::plan_cached_layout(diagonal4, {}, 2, 4);
 static_assert(diagonal_layout.static_bits == 2 && diagonal_layout.register_rows == 4);
-static_assert(diagonal_layout.level_rows[0] == 0 && diagonal_layout.level_rows[1] == 1 && diagonal_layout.level_rows[2] == 2);
+static_assert(diagonal_layout.level_rows[0] == 0 && diagonal_layout.level_rows[1] == 1 &&
+              diagonal_layout.level_rows[2] == 2);
 static_assert(diagonal_layout.multiplications == 2.0 && diagonal_layout.additions == 1.875);
 // Forced values are clamped: b ≤ n − 1, k ≥ r(b).
 static_assert(sp::plan_cached_layout(diagonal4, {}, 9, 0).static_bits == 3);

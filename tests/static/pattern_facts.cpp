@@ -1,9 +1,9 @@
 // Static tests of the compile-time matrix types (pattern.cuh), the plans built from them, and the
 // Hana views of hana_bridge.cuh (building this file is passing).
 #include <sparseperm/matrix/hana_bridge.cuh>
+#include <sparseperm/matrix/pattern.cuh>
 #include <sparseperm/ryser/hybrid_loop.cuh>
 #include <sparseperm/ryser/purereg_loop.cuh>
-#include <sparseperm/matrix/pattern.cuh>
 #include <sparseperm/ryser/ryser_plan.cuh>
 #include <sparseperm/structure/structural_rank.cuh>
 
@@ -66,7 +66,8 @@ static_assert(exact_plan::data.x0[0] == 1 && exact_plan::data.x0[1] == 1 && exac
 static_assert(std::is_same_v<sp::exact_arithmetic_of<two_by_two>, sp::residue_arithmetic<1>>);
 static_assert(std::is_void_v<sp::exact_arithmetic_of<real_path>>);
 static_assert(sp::purereg_plan<two_by_two, sp::residue_arithmetic<2>>::start_term.r[1] == 1);
-static_assert(sp::detail::primes_for_bits(22) == 1 && sp::detail::primes_for_bits(23.5) == 2 && sp::detail::primes_for_bits(397) == 16);
+static_assert(sp::detail::primes_for_bits(22) == 1 && sp::detail::primes_for_bits(23.5) == 2 &&
+              sp::detail::primes_for_bits(397) == 16);
 
 // Reordered plans keep every nonzero, rows ascending in each column, and Hybrid's register columns
 // touch register rows only.

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include <sparseperm/detail/json.cuh>
-#include "json_reader.hpp"
 #include "cli_runner.hpp"
+#include "json_reader.hpp"
 
 using cli_test::run;
 using cli_test::write_file;
@@ -28,8 +28,8 @@ void check_error(const cli_test::run_result& r, const std::string& expected) {
 }
 
 std::string ones_matrix(int n) {
-  std::string text = "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " + std::to_string(n) +
-                     " " + std::to_string(n * n) + "\n";
+  std::string text = "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " +
+                     std::to_string(n) + " " + std::to_string(n * n) + "\n";
   for (int i = 1; i <= n; ++i) {
     for (int j = 1; j <= n; ++j) text += std::to_string(i) + " " + std::to_string(j) + "\n";
   }
@@ -114,18 +114,23 @@ TEST_CASE("every malformed input: one line naming file and line, exit code 2") {
   const std::vector<bad_case> cases = {
       {"empty.mtx", "", "1: empty file: expected a '%%MatrixMarket matrix ...' banner"},
       {"nobanner.mtx", "2 2 1\n1 1 1\n", "1: missing '%%MatrixMarket' banner on the first line"},
-      {"badbanner.mtx", "%%MatrixMarket matrix coordinate real\n", "1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)"},
-      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "1: complex matrices are not supported yet"},
+      {"badbanner.mtx", "%%MatrixMarket matrix coordinate real\n",
+       "1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)"},
+      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+       "1: complex matrices are not supported yet"},
       {"badsize.mtx", general + "2 2\n", "2: the size line must read 'ROWS COLUMNS ENTRIES'"},
-      {"nonsquare.mtx", general + "2 3 1\n1 1 1\n", "2: the matrix is 2 x 3: not square (the permanent is defined for square matrices)"},
+      {"nonsquare.mtx", general + "2 3 1\n1 1 1\n",
+       "2: the matrix is 2 x 3: not square (the permanent is defined for square matrices)"},
       {"few.mtx", general + "2 2 3\n1 1 1\n2 2 1\n", "4: the file ends after 2 entries, but line 2 declares 3"},
       {"many.mtx", general + "2 2 1\n1 1 1\n2 2 1\n", "4: more entries than the 1 declared on line 2"},
       {"range.mtx", general + "2 2 1\n1 3 1\n", "3: column index 3 is out of range [1, 2]"},
-      {"duplicate.mtx", general + "2 2 2\n2 2 1\n2 2 5\n", "4: duplicate entry (2, 2): the same position is already given on line 3"},
+      {"duplicate.mtx", general + "2 2 2\n2 2 1\n2 2 5\n",
+       "4: duplicate entry (2, 2): the same position is already given on line 3"},
       {"text.mtx", general + "2 2 1\n1 1 one\n", "3: value 'one' is not a number"},
       {"nan.mtx", general + "2 2 1\n1 1 NaN\n", "3: value 'NaN' is not finite (NaN and Inf are not allowed)"},
       {"inf.mtx", general + "2 2 1\n1 1 inf\n", "3: value 'inf' is not finite (NaN and Inf are not allowed)"},
-      {"binary.mtx", general + "2 2 1\n1 1 1" + std::string(1, '\0') + "\n", "3: the line contains a NUL byte: not a text file"},
+      {"binary.mtx", general + "2 2 1\n1 1 1" + std::string(1, '\0') + "\n",
+       "3: the line contains a NUL byte: not a text file"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -143,9 +148,11 @@ TEST_CASE("n above an engine's limit points at the size line") {
   CHECK(all_ones.err.rfind("error: " + big + ":2: no engine can compute a 65 x 65 block (", 0) == 0);
   CHECK(all_ones.err.find("dp: needs about ") != std::string::npos);
   CHECK(all_ones.err.find("cpu-sparse: n > 64") != std::string::npos);
-  check_error(run("compute " + big + " --engine cpu-sparse"), big + ":2: n = 65 exceeds the limit of engine 'cpu-sparse' (n <= 64)");
+  check_error(run("compute " + big + " --engine cpu-sparse"),
+              big + ":2: n = 65 exceeds the limit of engine 'cpu-sparse' (n <= 64)");
   const std::string medium = write_file("ones27.mtx", ones_matrix(27));
-  check_error(run("compute " + medium + " --engine reference"), medium + ":2: n = 27 exceeds the limit of engine 'reference' (n <= 26)");
+  check_error(run("compute " + medium + " --engine reference"),
+              medium + ":2: n = 27 exceeds the limit of engine 'reference' (n <= 26)");
 }
 
 TEST_CASE("values too large for double are an error, never a number") {
@@ -210,12 +217,14 @@ TEST_CASE("--precision exact, double and compensated") {
   const std::string factorial24 = "620448401733239439360000";
   for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "auto"}) {
     CAPTURE(engine);
-    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + ones + " --engine " + engine + " --precision exact --json");
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + ones + " --engine " + engine +
+                                     " --precision exact --json");
     REQUIRE(r.code == 0);
     const json::value v = json::parse(r.out);
     CHECK(v["exact"].as_bool());
     CHECK(v["permanent"].as_string() == factorial24);
-    if (std::string(engine).rfind("cpu-", 0) == 0) CHECK(v["plan"].as_string().find("residues modulo 4 primes") != std::string::npos);
+    if (std::string(engine).rfind("cpu-", 0) == 0)
+      CHECK(v["plan"].as_string().find("residues modulo 4 primes") != std::string::npos);
   }
   for (const char* precision : {"double", "compensated"}) {
     CAPTURE(precision);
@@ -248,8 +257,9 @@ TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheape
   // many cores cpu-sparse finishes before a module compiles, and the planner knows it)
   const std::string file = (cli_test::scratch_dir() / "c28.mtx").string();
   REQUIRE(run("generate --n 28 --density 0.5 --seed 2 -o " + file).code == 0);
-  const auto r = cli_test::run_raw("CUDA_VISIBLE_DEVICES= SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
-                                   SPARSEPERM_CLI + " compute " + file + " --threads 1 --json");
+  const auto r =
+      cli_test::run_raw("CUDA_VISIBLE_DEVICES= SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
+                        SPARSEPERM_CLI + " compute " + file + " --threads 1 --json");
   REQUIRE(r.code == 0);
   const json::value v = json::parse(r.out);
   CHECK(v["engine"].as_string() == "cpu-cached");
@@ -260,17 +270,20 @@ TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheape
 TEST_CASE("cpu-cached without a compiler, or with one that fails: one clear line, exit code 2") {
   const std::string file = write_file("ones5.mtx", ones_matrix(5));
   const std::string cache = " SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache-errors").string() + " ";
-  const auto missing = cli_test::run_raw("SPARSEPERM_CXX=/nonexistent/g++" + cache + SPARSEPERM_CLI + " compute " + file +
-                                         " --engine cpu-cached");
+  const auto missing = cli_test::run_raw("SPARSEPERM_CXX=/nonexistent/g++" + cache + SPARSEPERM_CLI + " compute " +
+                                         file + " --engine cpu-cached");
   CHECK(missing.code == 2);
   CHECK(missing.out.empty());
-  CHECK(missing.err.rfind("error: engine 'cpu-cached' is not available: it compiles a module for each matrix and needs a C++20 "
-                          "compiler, which was not found",
-                          0) == 0);
-  const auto failing = cli_test::run_raw("SPARSEPERM_CXX=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file + " --engine cpu-cached");
+  CHECK(missing.err.rfind(
+            "error: engine 'cpu-cached' is not available: it compiles a module for each matrix and needs a C++20 "
+            "compiler, which was not found",
+            0) == 0);
+  const auto failing = cli_test::run_raw("SPARSEPERM_CXX=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file +
+                                         " --engine cpu-cached");
   CHECK(failing.code == 2);
   CHECK(failing.out.empty());
-  CHECK(failing.err.rfind("error: compiling the cpu-cached module failed (false exit code 1); its messages are in ", 0) == 0);
+  CHECK(failing.err.rfind("error: compiling the cpu-cached module failed (false exit code 1); its messages are in ",
+                          0) == 0);
   CHECK(std::count(failing.err.begin(), failing.err.end(), '\n') == 1);
 }
 
@@ -279,11 +292,14 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string dir = cli_test::scratch_dir().string();
   check_error(run("compute " + dir), dir + ": cannot read: it is a directory");
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
-  check_error(run("compute " + ok + " --engine warp-drive"), "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, cpu-cached, cpu-sparse, dp, reference)");
+  check_error(run("compute " + ok + " --engine warp-drive"),
+              "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, "
+              "cpu-cached, cpu-sparse, dp, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");
-  check_error(run("launch"), "unknown command 'launch' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
+  check_error(run("launch"),
+              "unknown command 'launch' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
 }
 
 TEST_CASE("generate is deterministic and its output computes") {
@@ -295,8 +311,8 @@ TEST_CASE("generate is deterministic and its output computes") {
   REQUIRE(run("generate --n 16 --density 0.3 --seed 8 -o " + c).code == 0);
   CHECK(cli_test::read_file(a) == cli_test::read_file(b));
   CHECK(cli_test::read_file(a) != cli_test::read_file(c));
-  CHECK(cli_test::read_file(a).find("% generated by: sparseperm generate --n 16 --density 0.3 --seed 7 --values uniform") !=
-        std::string::npos);
+  CHECK(cli_test::read_file(a).find(
+            "% generated by: sparseperm generate --n 16 --density 0.3 --seed 7 --values uniform") != std::string::npos);
   // The same matrix through both engines.
   const json::value fast = json::parse(run("compute " + a + " --engine cpu-sparse --json").out);
   const json::value slow = json::parse(run("compute " + a + " --engine reference --json").out);
@@ -305,10 +321,12 @@ TEST_CASE("generate is deterministic and its output computes") {
   REQUIRE(run("generate --n 12 --density 0.4 --seed 3 --values int:-3:3 -o " + a).code == 0);
   const json::value exact = json::parse(run("compute " + a + " --json").out);
   CHECK(exact["exact"].as_bool());
-  CHECK(exact["permanent"].as_string() == json::parse(run("compute " + a + " --engine reference --json").out)["permanent"].as_string());
+  CHECK(exact["permanent"].as_string() ==
+        json::parse(run("compute " + a + " --engine reference --json").out)["permanent"].as_string());
 
   check_error(run("generate --n 16 --density 0.3 -o " + a), "generate needs --seed (see 'sparseperm generate --help')");
-  check_error(run("generate --n 16 --density 2 --seed 1 -o " + a), "option '--density': 2 is outside [0.000000, 1.000000]");
+  check_error(run("generate --n 16 --density 2 --seed 1 -o " + a),
+              "option '--density': 2 is outside [0.000000, 1.000000]");
   check_error(run("generate --n 16 --density 0.3 --seed 1 --values int:0:0 -o " + a),
               "option '--values': the range '0:0' holds no nonzero integer");
   check_error(run("generate --n 16 --density 0.3 --seed 1 --values gaussian -o " + a),
@@ -319,31 +337,39 @@ TEST_CASE("inspect shows structure and plans") {
   const std::string file = write_file("ones6.mtx", ones_matrix(6));
   const auto r = run("inspect " + file);
   CHECK(r.code == 0);
-  for (const char* part : {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
-                           "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
-                           "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows",
-                           "compute --engine auto would run: cpu-sparse", "gpu-cached plan (cost model",
-                           "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
+  for (const char* part :
+       {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
+        "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
+        "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows",
+        "compute --engine auto would run: cpu-sparse", "gpu-cached plan (cost model",
+        "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
     CAPTURE(part);
     CHECK(r.out.find(part) != std::string::npos);
   }
   const std::string singular = write_file("singular2.mtx", general + "2 2 2\n1 1 1\n2 1 1\n");
-  CHECK(run("inspect " + singular).out.find("permanent 0, without an engine: structurally singular") != std::string::npos);
+  CHECK(run("inspect " + singular).out.find("permanent 0, without an engine: structurally singular") !=
+        std::string::npos);
 }
 
 TEST_CASE("bench prints a table and writes CSV") {
   const std::string csv = (cli_test::scratch_dir() / "bench.csv").string();
-  const auto r = run("bench --engines cpu-sparse,reference --n 8,10 --density 0.5 --threads 1,2 --repeats 1 --csv " + csv);
+  const auto r =
+      run("bench --engines cpu-sparse,reference --n 8,10 --density 0.5 --threads 1,2 --repeats 1 --csv " + csv);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("| engine | precision | n | p | threads | seconds (median)") != std::string::npos);
   CHECK(std::regex_search(r.out, std::regex(R"(\| cpu-sparse \| default \| 10 \| 0\.5 \| 2 \|)")));
   CHECK(std::regex_search(r.out, std::regex(R"(\| reference \| default \| 8 \| 0\.5 \| 1 \|)")));
   CHECK(r.err.find("disagree") == std::string::npos);
   const std::string table = cli_test::read_file(csv);
-  CHECK(table.rfind("engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds", 0) == 0);
-  CHECK(std::count(table.begin(), table.end(), '\n') == 1 + 2 * 3);  // per n: cpu-sparse at 1 and 2 threads, reference once
+  CHECK(table.rfind("engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_"
+                    "thread,compile_seconds",
+                    0) == 0);
+  CHECK(std::count(table.begin(), table.end(), '\n') ==
+        1 + 2 * 3);  // per n: cpu-sparse at 1 and 2 threads, reference once
   // precisions side by side: a row each, all agreeing (exact on a 0/1 matrix)
-  const auto p = run("bench --engines cpu-sparse --n 12 --density 0.5 --values ones --precisions double,compensated,exact --repeats 1");
+  const auto p =
+      run("bench --engines cpu-sparse --n 12 --density 0.5 --values ones --precisions double,compensated,exact "
+          "--repeats 1");
   REQUIRE(p.code == 0);
   CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| exact \| 12 \| 0\.5 \|)")));
   CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| compensated \| 12 \| 0\.5 \|)")));
@@ -352,5 +378,6 @@ TEST_CASE("bench prints a table and writes CSV") {
   CHECK(std::regex_search(p.out, std::regex(R"(\| cpu-sparse \| double \| 12 \| .* \| 1[0-7] \|)")));
   CHECK(p.err.find("disagree") == std::string::npos);
   check_error(run("bench --precisions quad"), "bench: unknown precision 'quad' (default, double, compensated, exact)");
-  check_error(run("bench --engines cpu-sparse --baseline reference"), "bench: the baseline 'reference' is not among --engines");
+  check_error(run("bench --engines cpu-sparse --baseline reference"),
+              "bench: the baseline 'reference' is not among --engines");
 }

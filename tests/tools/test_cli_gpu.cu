@@ -2,8 +2,8 @@
 // every GPU engine agrees with cpu-sparse, and auto takes a GPU engine where it is cheapest.
 #include "../gpu/gpu_test_main.hpp"
 
-#include "json_reader.hpp"
 #include <sparseperm/module/cache.cuh>
+#include "json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,9 +23,11 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
   const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
   for (const char* engine : {"gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
     CAPTURE(engine);
-    const auto a = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    const auto a = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +
+                                     " --engine " + engine + " --json");
     REQUIRE(a.code == 0);
-    const auto b = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    const auto b = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +
+                                     " --engine " + engine + " --json");
     REQUIRE(b.code == 0);
     const json::value ra = json::parse(a.out), rb = json::parse(b.out);
     CHECK(ra["engine"].as_string() == engine);
@@ -35,8 +37,8 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
     CHECK(rb["seconds"]["compile"].as_number() == 0);
     CHECK(rb["registers_per_thread"].as_number() > 0);
     MESSAGE(engine << ": codegen " << ra["seconds"]["codegen"].as_number() << " s, compile "
-                   << ra["seconds"]["compile"].as_number() << " s (first run), compute " << rb["seconds"]["compute"].as_number()
-                   << " s");
+                   << ra["seconds"]["compile"].as_number() << " s (first run), compute "
+                   << rb["seconds"]["compute"].as_number() << " s");
   }
   const json::value sparse = json::parse(run("compute " + file + " --engine gpu-sparse --json").out);
   CHECK(sparse["permanent"].as_string() == cpu["permanent"].as_string());
@@ -46,8 +48,8 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
 // in residues modulo 4 primes, against the known counts.
 TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
   const std::string cache = (cli_test::scratch_dir() / "cache").string();
-  std::string ones = "%%MatrixMarket matrix coordinate pattern general\n24 24 576\n", derangements =
-                         "%%MatrixMarket matrix coordinate pattern general\n24 24 552\n";
+  std::string ones = "%%MatrixMarket matrix coordinate pattern general\n24 24 576\n",
+              derangements = "%%MatrixMarket matrix coordinate pattern general\n24 24 552\n";
   for (int i = 1; i <= 24; ++i) {
     for (int j = 1; j <= 24; ++j) {
       ones += std::to_string(i) + " " + std::to_string(j) + "\n";
@@ -62,8 +64,8 @@ TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
     for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
       CAPTURE(engine);
       CAPTURE(c.file);
-      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + c.file + " --engine " +
-                                       engine + " --precision exact --json");
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + c.file +
+                                       " --engine " + engine + " --precision exact --json");
       REQUIRE(r.code == 0);
       const json::value v = json::parse(r.out);
       CHECK(v["exact"].as_bool());
@@ -85,8 +87,8 @@ TEST_CASE("every GPU engine reports an error bound that agrees with cpu-sparse's
     for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
       CAPTURE(engine);
       CAPTURE(precision);
-      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file + " --engine " +
-                                       engine + " --precision " + precision + " --json");
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +
+                                       " --engine " + engine + " --precision " + precision + " --json");
       REQUIRE(r.code == 0);
       const json::value v = json::parse(r.out);
       CHECK(!v["exact"].as_bool());
@@ -102,8 +104,8 @@ TEST_CASE("auto takes a GPU engine where the planner predicts it cheapest") {
   // n = 30, p = 0.5: a frontier too wide for dp, 2^29 Ryser steps
   const std::string file = (cli_test::scratch_dir() / "g30.mtx").string();
   REQUIRE(run("generate --n 30 --density 0.5 --seed 2 -o " + file).code == 0);
-  const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " + SPARSEPERM_CLI +
-                                   " compute " + file + " --json");
+  const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
+                                   SPARSEPERM_CLI + " compute " + file + " --json");
   REQUIRE(r.code == 0);
   const json::value v = json::parse(r.out);
   CHECK(v["engine"].as_string().rfind("gpu-", 0) == 0);
@@ -115,15 +117,19 @@ TEST_CASE("nvcc missing or failing: one clear line, exit code 2") {
   const std::string file = (cli_test::scratch_dir() / "g12.mtx").string();
   REQUIRE(run("generate --n 12 --density 0.4 --seed 9 -o " + file).code == 0);
   const std::string cache = " SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache-errors").string() + " ";
-  const auto missing = cli_test::run_raw("SPARSEPERM_NVCC=/nonexistent/nvcc" + cache + SPARSEPERM_CLI + " compute " + file +
-                                         " --engine gpu-hybrid");
+  const auto missing = cli_test::run_raw("SPARSEPERM_NVCC=/nonexistent/nvcc" + cache + SPARSEPERM_CLI + " compute " +
+                                         file + " --engine gpu-hybrid");
   CHECK(missing.code == 2);
   CHECK(missing.out.empty());
-  CHECK(missing.err.rfind("error: engine 'gpu-hybrid' is not available: it compiles a program for each matrix and needs nvcc", 0) == 0);
-  const auto failing = cli_test::run_raw("SPARSEPERM_NVCC=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file + " --engine gpu-purereg");
+  CHECK(missing.err.rfind(
+            "error: engine 'gpu-hybrid' is not available: it compiles a program for each matrix and needs nvcc", 0) ==
+        0);
+  const auto failing = cli_test::run_raw("SPARSEPERM_NVCC=/bin/false" + cache + SPARSEPERM_CLI + " compute " + file +
+                                         " --engine gpu-purereg");
   CHECK(failing.code == 2);
   CHECK(failing.out.empty());
-  CHECK(failing.err.rfind("error: compiling the gpu-purereg kernel failed (nvcc exit code 1); its messages are in ", 0) == 0);
+  CHECK(failing.err.rfind("error: compiling the gpu-purereg kernel failed (nvcc exit code 1); its messages are in ",
+                          0) == 0);
   CHECK(std::count(failing.err.begin(), failing.err.end(), '\n') == 1);
 }
 
@@ -133,7 +139,8 @@ TEST_CASE("a kernel module from another matrix's entry is not run") {
   namespace fs = std::filesystem;
   const fs::path cache = cli_test::scratch_dir() / "cache-proof";
   fs::remove_all(cache);
-  const std::string a = (cli_test::scratch_dir() / "proof_a.mtx").string(), b = (cli_test::scratch_dir() / "proof_b.mtx").string();
+  const std::string a = (cli_test::scratch_dir() / "proof_a.mtx").string(),
+                    b = (cli_test::scratch_dir() / "proof_b.mtx").string();
   REQUIRE(run("generate --n 14 --density 0.4 --seed 3 --values ones -o " + a).code == 0);
   REQUIRE(run("generate --n 14 --density 0.4 --seed 4 --values ones -o " + b).code == 0);
   const auto compute = [&](const std::string& file) {
@@ -160,7 +167,8 @@ TEST_CASE("a kernel module from another matrix's entry is not run") {
   const auto cubin = sparseperm::detail::unseal_module(key, entry_a.filename().string(), entry_a / "module.sealed");
   REQUIRE(cubin);
   fs::remove(entry_b / "module.sealed");
-  std::ofstream(entry_b / "module.sealed", std::ios::binary) << sparseperm::detail::seal_module(key, entry_b.filename().string(), *cubin);
+  std::ofstream(entry_b / "module.sealed", std::ios::binary)
+      << sparseperm::detail::seal_module(key, entry_b.filename().string(), *cubin);
   const json::value resealed = compute(b);
   CHECK(resealed["permanent"].as_string() == first_b["permanent"].as_string());
   CHECK(resealed["seconds"]["compile"].as_number() > 0);

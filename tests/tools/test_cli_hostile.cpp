@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json_reader.hpp"
 #include <sparseperm/detail/text.cuh>
 #include <sparseperm/module/cache.cuh>
+#include "json_reader.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,7 +62,8 @@ const char* mycielski4 =
 const char* two = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 1\n2 2 2\n";
 
 std::string compute_in(const fs::path& cache, const std::string& file, const std::string& extra = "") {
-  return "SPARSEPERM_CACHE=" + quote(cache.string()) + " " + cli + " compute " + quote(file) + " --engine cpu-cached --json " + extra;
+  return "SPARSEPERM_CACHE=" + quote(cache.string()) + " " + cli + " compute " + quote(file) +
+         " --engine cpu-cached --json " + extra;
 }
 
 json::value computed(const cli_test::run_result& r) {
@@ -93,9 +94,11 @@ void plant(const fs::path& entry, const std::string& bytes) {
 
 // A shared library whose constructor creates `marker`: what an attacker plants.
 std::string malicious_library(const fs::path& dir, const fs::path& marker) {
-  write(dir / "evil.cpp", "#include <cstdio>\n__attribute__((constructor)) static void pwn() { std::fclose(std::fopen(\"" + marker.string() +
-                              "\", \"w\")); }\nextern \"C\" int sparseperm_host_module = 0;\n");
-  const auto r = run_raw("g++ -shared -fPIC -o " + quote((dir / "evil.so").string()) + " " + quote((dir / "evil.cpp").string()));
+  write(dir / "evil.cpp",
+        "#include <cstdio>\n__attribute__((constructor)) static void pwn() { std::fclose(std::fopen(\"" +
+            marker.string() + "\", \"w\")); }\nextern \"C\" int sparseperm_host_module = 0;\n");
+  const auto r =
+      run_raw("g++ -shared -fPIC -o " + quote((dir / "evil.so").string()) + " " + quote((dir / "evil.cpp").string()));
   REQUIRE(r.code == 0);
   return read_file(dir / "evil.so");
 }
@@ -124,9 +127,10 @@ TEST_CASE("a file's name never becomes code: compute --engine cpu-cached, and sp
     return m;
   }();
   REQUIRE(id.size() == 2);
-  write(dir / "use.cpp", "#include \"header.cuh\"\n#include <cstdio>\nint main() { std::fputs(sparseperm::generated::" + id[1].str() +
-                             "::matrix::source, stdout); }\n");
-  const auto built = run_raw("cd " + quote(dir.string()) + " && g++ -std=c++20 -I" + quote(SPARSEPERM_SOURCE_INCLUDE) + " use.cpp -o use");
+  write(dir / "use.cpp", "#include \"header.cuh\"\n#include <cstdio>\nint main() { std::fputs(sparseperm::generated::" +
+                             id[1].str() + "::matrix::source, stdout); }\n");
+  const auto built = run_raw("cd " + quote(dir.string()) + " && g++ -std=c++20 -I" + quote(SPARSEPERM_SOURCE_INCLUDE) +
+                             " use.cpp -o use");
   REQUIRE(built.code == 0);
   const auto used = run_raw("cd " + quote(dir.string()) + " && ./use");
   CHECK(used.out == name);  // the name, byte for byte, and nothing ran
@@ -252,19 +256,21 @@ TEST_CASE("an interrupt while a module compiles stops it at once, says so and le
   const std::string m4 = (dir / "m4.mtx").string();
   write(m4, mycielski4);
   // a compiler that takes its time (and has a child, as real ones do)
-  write(dir / "slow-cxx", "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30 &\necho $! > " +
-                              quote((dir / "child").string()) + "\nwait\n");
+  write(dir / "slow-cxx",
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30 &\necho $! > " +
+            quote((dir / "child").string()) + "\nwait\n");
   fs::permissions(dir / "slow-cxx", fs::perms::owner_all);
-  const std::string command = "exec env SPARSEPERM_CXX=" + quote((dir / "slow-cxx").string()) + " SPARSEPERM_CACHE=" +
-                              quote((dir / "cache").string()) + " " + cli + " compute " + quote(m4) + " --engine cpu-cached 2> " +
-                              quote((dir / "stderr").string());
+  const std::string command = "exec env SPARSEPERM_CXX=" + quote((dir / "slow-cxx").string()) +
+                              " SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " " + cli + " compute " +
+                              quote(m4) + " --engine cpu-cached 2> " + quote((dir / "stderr").string());
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
     ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  for (int k = 0; k < 500 && !fs::exists(dir / "child"); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int k = 0; k < 500 && !fs::exists(dir / "child"); ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   REQUIRE(fs::exists(dir / "child"));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto sent = std::chrono::steady_clock::now();
@@ -350,7 +356,8 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   // file, not std::terminate from an OpenMP thread
   const std::string wide = (dir / "wide.mtx").string();
   REQUIRE(run_raw(cli + " generate --n 48 --density 0.17 --seed 1 --values ones -o " + quote(wide)).code == 0);
-  check_one_line(run_raw("ulimit -v 2000000; " + cli + " compute " + quote(wide) + " --engine dp --threads 2"), wide + ": out of memory");
+  check_one_line(run_raw("ulimit -v 2000000; " + cli + " compute " + quote(wide) + " --engine dp --threads 2"),
+                 wide + ": out of memory");
   // /dev/zero: stopped at its first NUL, not after gigabytes
   check_one_line(run_raw("timeout 20 " + cli + " compute /dev/zero"), "/dev/zero:1: the line contains a NUL byte");
   // "+-5"
@@ -361,7 +368,8 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   const std::string m2 = (dir / "two.mtx").string();
   write(m2, two);
   CHECK(run_raw("SPARSEPERM_MEMORY_LIMIT=8G " + cli + " compute " + quote(m2)).code == 0);
-  check_one_line(run_raw("SPARSEPERM_MEMORY_LIMIT=8X " + cli + " compute " + quote(m2)), "SPARSEPERM_MEMORY_LIMIT='8X' is not a size");
+  check_one_line(run_raw("SPARSEPERM_MEMORY_LIMIT=8X " + cli + " compute " + quote(m2)),
+                 "SPARSEPERM_MEMORY_LIMIT='8X' is not a size");
   // a dense 100 x 100: no engine, and no negative count of states
   std::string dense = "%%MatrixMarket matrix array real general\n100 100\n";
   for (int k = 0; k < 100 * 100; ++k) dense += "1\n";
@@ -373,10 +381,11 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
 
   // huge and tiny values: an answer within a bound, or a clear overflow; never "compiling failed"
   const auto band = [](int n, const char* value) {
-    std::string text = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(n) + " " + std::to_string(n) + " " +
-                       std::to_string(3 * n) + "\n";
+    std::string text = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(n) + " " + std::to_string(n) +
+                       " " + std::to_string(3 * n) + "\n";
     for (int i = 1; i <= n; ++i) {
-      for (int d = 0; d < 3; ++d) text += std::to_string(i) + " " + std::to_string((i - 1 + d) % n + 1) + " " + value + "\n";
+      for (int d = 0; d < 3; ++d)
+        text += std::to_string(i) + " " + std::to_string((i - 1 + d) % n + 1) + " " + value + "\n";
     }
     return text;
   };
@@ -385,7 +394,8 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   for (const char* engine : {"auto", "cpu-cached", "cpu-sparse", "dp"}) {
     CAPTURE(engine);
     if (std::string(engine) == "cpu-cached" && !has_compiler()) continue;
-    const auto r = run_raw("SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " " + cli + " compute " + quote(e20) + " --engine " + engine);
+    const auto r = run_raw("SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " " + cli + " compute " +
+                           quote(e20) + " --engine " + engine);
     check_one_line(r, e20 + ": ");
     CHECK(r.err.find("not finite in double precision") != std::string::npos);  // 2·10^400
     CHECK(r.err.find("compiling") == std::string::npos);
@@ -396,20 +406,21 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   for (const char* engine : {"auto", "cpu-cached"}) {
     CAPTURE(engine);
     if (std::string(engine) == "cpu-cached" && !has_compiler()) continue;
-    const json::value r = computed(
-        run_raw("SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " " + cli + " compute " + quote(e14) + " --json --engine " + engine));
-    CHECK(std::fabs(r["value"].as_number() - by_dp["value"].as_number()) <= r["error_bound"].as_number() + by_dp["error_bound"].as_number());
+    const json::value r = computed(run_raw("SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " " + cli +
+                                           " compute " + quote(e14) + " --json --engine " + engine));
+    CHECK(std::fabs(r["value"].as_number() - by_dp["value"].as_number()) <=
+          r["error_bound"].as_number() + by_dp["error_bound"].as_number());
   }
   for (const char* value : {"1e20", "1e-20", "4e-320"}) {
     CAPTURE(value);
     const std::string small = (dir / "small.mtx").string();
-    write(small, std::string("%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 ") + value + "\n1 2 2\n2 1 3\n2 2 " + value +
-                     "\n2 3 1\n3 3 " + value + "\n3 2 1.5\n");
+    write(small, std::string("%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 ") + value +
+                     "\n1 2 2\n2 1 3\n2 2 " + value + "\n2 3 1\n3 3 " + value + "\n3 2 1.5\n");
     const json::value a = computed(run_raw(cli + " compute " + quote(small) + " --json"));
     const json::value r = computed(run_raw(cli + " compute " + quote(small) + " --json --engine reference"));
-    CHECK(std::fabs(a["value"].as_number() - r["value"].as_number()) <= a["error_bound"].as_number() + r["error_bound"].as_number());
+    CHECK(std::fabs(a["value"].as_number() - r["value"].as_number()) <=
+          a["error_bound"].as_number() + r["error_bound"].as_number());
   }
-
 }
 
 TEST_CASE("planning stays near-linear: a band of n = 10^5 and a diagonal of n = 10^7") {
@@ -429,7 +440,8 @@ TEST_CASE("planning stays near-linear: a band of n = 10^5 and a diagonal of n = 
   const int diagonal = 10000000;
   {
     std::ofstream out(dir / "diagonal.mtx");
-    out << "%%MatrixMarket matrix coordinate integer general\n" << diagonal << " " << diagonal << " " << diagonal << "\n";
+    out << "%%MatrixMarket matrix coordinate integer general\n"
+        << diagonal << " " << diagonal << " " << diagonal << "\n";
     std::string lines;
     for (int i = 1; i <= diagonal; ++i) {
       lines += std::to_string(i) + " " + std::to_string(i) + " 1\n";
@@ -438,7 +450,8 @@ TEST_CASE("planning stays near-linear: a band of n = 10^5 and a diagonal of n = 
     out << lines;
   }
   // within 3 GB of address space (the old planner needed 6.3 GB)
-  const auto r = run_raw("ulimit -v 3000000; timeout 300 " + cli + " compute " + quote((dir / "diagonal.mtx").string()) + " --json");
+  const auto r = run_raw("ulimit -v 3000000; timeout 300 " + cli + " compute " +
+                         quote((dir / "diagonal.mtx").string()) + " --json");
   fs::remove(dir / "diagonal.mtx");
   CHECK(computed(r)["permanent"].as_string() == "1");
 }

@@ -21,20 +21,23 @@ namespace test_engines {
 
 struct subset_ryser {
   static constexpr std::string_view name = "test-subset-ryser";
-  static constexpr std::string_view summary = "a test's engine: Ryser's formula over all 2^n column subsets, 128-bit integers";
+  static constexpr std::string_view summary =
+      "a test's engine: Ryser's formula over all 2^n column subsets, 128-bit integers";
   static constexpr engine_placement placement = engine_placement::host;
   static constexpr int max_n = 16;
   static constexpr exact_reach exact = exact_reach::within_128_bits;
   static constexpr bool rounds_to_grids = false;
 
   static std::optional<std::string> refusal(const sparse_matrix& m) {
-    if (!m.has_integer_values() || !detail::fits_int128(m, m.n())) return std::string("integer matrices within 128 bits only");
+    if (!m.has_integer_values() || !detail::fits_int128(m, m.n()))
+      return std::string("integer matrices within 128 bits only");
     return std::nullopt;
   }
 
   static permanent_result run(const engine_task& task, const compute_options&) {
     const sparse_matrix& m = task.matrix;
-    if (const auto why = refusal(m)) throw engine_error(engine_error::kind::refused, "engine 'test-subset-ryser': " + *why);
+    if (const auto why = refusal(m))
+      throw engine_error(engine_error::kind::refused, "engine 'test-subset-ryser': " + *why);
     const int n = m.n();
     __int128 total = 0;
     for (std::uint32_t subset = 0; subset < (std::uint32_t{1} << n); ++subset) {

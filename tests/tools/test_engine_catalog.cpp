@@ -57,7 +57,8 @@ TEST_CASE("the tool built with it: --engine, the JSON record, auto and inspect")
   // dense 5 x 5, degrees 5: no reduction applies, one block of 5 for an engine
   std::string text = "%%MatrixMarket matrix coordinate integer general\n5 5 25\n";
   for (int i = 1; i <= 5; ++i) {
-    for (int j = 1; j <= 5; ++j) text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string((i * j) % 3 + 1) + "\n";
+    for (int j = 1; j <= 5; ++j)
+      text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string((i * j) % 3 + 1) + "\n";
   }
   const std::string file = write_file("engine_catalog.mtx", text);
   const auto forced = run("compute " + file + " --engine test-subset-ryser --json");
@@ -79,12 +80,16 @@ TEST_CASE("the tool built with it: --engine, the JSON record, auto and inspect")
   CHECK(inspect.out.find("<- chosen") != std::string::npos);
 
   // its limit is checked like any engine's: one line, exit code 2
-  const auto large = run("compute " + write_file("engine_catalog_17.mtx",
-                                                 "%%MatrixMarket matrix coordinate pattern general\n17 17 17\n" + [] {
-                                                   std::string diagonal;
-                                                   for (int i = 1; i <= 17; ++i) diagonal += std::to_string(i) + " " + std::to_string(i) + "\n";
-                                                   return diagonal;
-                                                 }()) +
+  const auto large = run("compute " +
+                         write_file(
+                             "engine_catalog_17.mtx", "%%MatrixMarket matrix coordinate pattern general\n17 17 17\n" +
+                                                          [] {
+                                                            std::string diagonal;
+                                                            for (int i = 1; i <= 17; ++i)
+                                                              diagonal +=
+                                                                  std::to_string(i) + " " + std::to_string(i) + "\n";
+                                                            return diagonal;
+                                                          }()) +
                          " --engine test-subset-ryser");
   CHECK(large.code == 2);
   CHECK(large.err.find("exceeds the limit of engine 'test-subset-ryser' (n <= 16)") != std::string::npos);

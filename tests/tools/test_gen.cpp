@@ -43,6 +43,7 @@ TEST_CASE("bad input and usage: one line, exit code 2") {
   CHECK(r.out.empty());
   CHECK(r.err == "error: " + file + ":3: value 'nan' is not finite (NaN and Inf are not allowed)\n");
   CHECK(run_raw(gen + " /nonexistent.mtx -o -").err == "error: /nonexistent.mtx: cannot open: no such file\n");
-  CHECK(run_raw(gen + " " + golden + "/path-4.mtx").err == "error: sparseperm-gen needs -o HEADER (see 'sparseperm-gen --help')\n");
+  CHECK(run_raw(gen + " " + golden + "/path-4.mtx").err ==
+        "error: sparseperm-gen needs -o HEADER (see 'sparseperm-gen --help')\n");
   CHECK(run_raw(gen + " --help").out.rfind("usage: sparseperm-gen", 0) == 0);
 }

@@ -7,14 +7,16 @@
 #include <string>
 
 #include <sparseperm/detail/json.cuh>
-#include "json_reader.hpp"
 #include "cli_runner.hpp"
+#include "json_reader.hpp"
 
 namespace json = sparseperm::json;
 
 namespace {
 
-std::string shared_matrix(const std::string& name) { return std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx"; }
+std::string shared_matrix(const std::string& name) {
+  return std::string(SPARSEPERM_SHARED_MATRICES) + "/" + name + ".mtx";
+}
 
 // `compute FILE ARGUMENTS --json`, which must succeed, parsed.
 json::value compute_json(const std::string& file, const std::string& arguments) {

@@ -20,9 +20,12 @@ __global__ void chains(double* out, int iterations, double a, double b) {
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      if constexpr (Op == operation::fma) v[k] = fma(v[k], a, b);
-      else if constexpr (Op == operation::mul) v[k] = v[k] * a;
-      else v[k] = v[k] + b;
+      if constexpr (Op == operation::fma)
+        v[k] = fma(v[k], a, b);
+      else if constexpr (Op == operation::mul)
+        v[k] = v[k] * a;
+      else
+        v[k] = v[k] + b;
     }
   }
   double s = 0;
@@ -71,8 +74,8 @@ int main() {
   check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   const int threads = 256;
   const int blocks = p.multiProcessorCount * (p.maxThreadsPerMultiProcessor / threads);
-  std::printf("%s, %d SMs; %d blocks of %d threads, 8 independent chains each\n\n", p.name, p.multiProcessorCount, blocks,
-              threads);
+  std::printf("%s, %d SMs; %d blocks of %d threads, 8 independent chains each\n\n", p.name, p.multiProcessorCount,
+              blocks, threads);
   std::printf("| FP64 instruction | operations | seconds | per second |\n|---|---:|---:|---:|\n");
   rate<operation::fma>("fma", blocks, threads, 1 << 16);
   rate<operation::mul>("mul", blocks, threads, 1 << 16);

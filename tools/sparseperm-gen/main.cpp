@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include <sparseperm/module/codegen.cuh>
 #include <sparseperm/matrix/matrix_market.cuh>
+#include <sparseperm/module/codegen.cuh>
 
 #include "../sparseperm/arguments.hpp"
 
@@ -32,7 +32,8 @@ int run(int argc, char** argv) {
     std::fputs(help, stdout);
     return 0;
   }
-  if (args.positionals().size() != 1) throw cli::usage_error("sparseperm-gen needs exactly one FILE (see 'sparseperm-gen --help')");
+  if (args.positionals().size() != 1)
+    throw cli::usage_error("sparseperm-gen needs exactly one FILE (see 'sparseperm-gen --help')");
   if (!args.value("output")) throw cli::usage_error("sparseperm-gen needs -o HEADER (see 'sparseperm-gen --help')");
   const std::string path = args.positionals()[0];
   const matrix_market_file file = read_matrix_market(path);

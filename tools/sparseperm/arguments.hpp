@@ -5,21 +5,21 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-#include <cstdio>
-#include <exception>
-#include <new>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <sparseperm/detail/text.cuh>
 #include <sparseperm/core/engine_error.cuh>
+#include <sparseperm/detail/text.cuh>
 #include <sparseperm/matrix/input_error.cuh>
 
 namespace sparseperm::cli {
@@ -76,7 +76,8 @@ class arguments {
   std::vector<std::string> positionals_;
 };
 
-inline std::int64_t parse_integer(const std::string& option, const std::string& text, std::int64_t low, std::int64_t high) {
+inline std::int64_t parse_integer(const std::string& option, const std::string& text, std::int64_t low,
+                                  std::int64_t high) {
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc{} || end != text.data() + text.size() || text.empty()) {
@@ -140,7 +141,8 @@ inline void report_interrupt(int signal) {
 inline void report_interrupts() {
   stderr_is_terminal = ::isatty(2) != 0;
   for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction previous {}, now {};
+    struct sigaction previous {
+    }, now{};
     sigaction(signal, nullptr, &previous);
     if (previous.sa_handler == SIG_IGN) continue;  // nohup and friends: keep ignoring
     now.sa_handler = report_interrupt;

@@ -98,43 +98,50 @@ inline std::string shorten(const std::string& permanent) {
 inline void write_bench_csv(const std::string& path, const std::vector<bench_row>& rows, std::uint64_t seed) {
   std::ofstream out(path);
   if (!out) throw usage_error("bench: cannot write '" + path + "'");
-  out << "engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_seconds,speedup,"
+  out << "engine,precision,n,density,threads,seed,median_seconds,min_seconds,max_seconds,registers_per_thread,compile_"
+         "seconds,speedup,"
          "permanent,trusted_digits\n";
   for (const auto& r : rows) {
-    out << r.engine << ',' << r.precision << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ',' << json::number(r.median)
-        << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers << ','
-        << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << ','
-        << r.digits << '\n';
+    out << r.engine << ',' << r.precision << ',' << r.n << ',' << r.density << ',' << r.threads << ',' << seed << ','
+        << json::number(r.median) << ',' << json::number(r.min) << ',' << json::number(r.max) << ',' << r.registers
+        << ',' << json::number(r.compile) << ',' << json::number(r.speedup) << ',' << r.permanent << ',' << r.digits
+        << '\n';
   }
 }
 
 inline int run_bench(int argc, char** argv) {
-  const arguments args(argc, argv, 2, {"help"},
-                       {"engines", "n", "density", "threads", "seed", "values", "precisions", "repeats", "baseline", "csv", "plot"});
+  const arguments args(
+      argc, argv, 2, {"help"},
+      {"engines", "n", "density", "threads", "seed", "values", "precisions", "repeats", "baseline", "csv", "plot"});
   if (args.flag("help")) {
     std::fputs(bench_help, stdout);
     return 0;
   }
-  if (!args.positionals().empty()) throw usage_error("bench takes no positional arguments (see 'sparseperm bench --help')");
+  if (!args.positionals().empty())
+    throw usage_error("bench takes no positional arguments (see 'sparseperm bench --help')");
   const std::vector<std::string> engines = split_list("engines", args.value("engines").value_or("cpu-sparse"));
   for (const auto& e : engines) {
     const engine_description* engine = find_engine(e);
     if (engine == nullptr) throw usage_error("bench: unknown engine '" + e + "' (engines: " + engine_names() + ")");
-    if (const auto why = engine_unavailable(*engine)) throw usage_error("bench: engine '" + e + "' is not available: " + *why);
+    if (const auto why = engine_unavailable(*engine))
+      throw usage_error("bench: engine '" + e + "' is not available: " + *why);
   }
   std::vector<int> sizes;
-  for (const auto& s : split_list("n", args.value("n").value_or("24,28"))) sizes.push_back(static_cast<int>(parse_integer("n", s, 1, 64)));
+  for (const auto& s : split_list("n", args.value("n").value_or("24,28")))
+    sizes.push_back(static_cast<int>(parse_integer("n", s, 1, 64)));
   std::vector<double> densities;
   for (const auto& s : split_list("density", args.value("density").value_or("0.2"))) {
     densities.push_back(parse_real("density", s, 1e-9, 1));
   }
   std::vector<int> thread_counts;
   if (const auto list = args.value("threads")) {
-    for (const auto& s : split_list("threads", *list)) thread_counts.push_back(static_cast<int>(parse_integer("threads", s, 1, 4096)));
+    for (const auto& s : split_list("threads", *list))
+      thread_counts.push_back(static_cast<int>(parse_integer("threads", s, 1, 4096)));
   } else {
     thread_counts.push_back(sparseperm::detail::available_threads());
   }
-  const std::uint64_t seed = static_cast<std::uint64_t>(parse_integer("seed", args.value("seed").value_or("1"), 0, INT64_MAX));
+  const std::uint64_t seed =
+      static_cast<std::uint64_t>(parse_integer("seed", args.value("seed").value_or("1"), 0, INT64_MAX));
   const int repeats = static_cast<int>(parse_integer("repeats", args.value("repeats").value_or("3"), 1, 1000));
   const bool has_gpu_sparse = std::find(engines.begin(), engines.end(), "gpu-sparse") != engines.end();
   const std::string baseline = args.value("baseline").value_or(has_gpu_sparse ? "gpu-sparse" : engines.front());
@@ -162,39 +169,39 @@ inline int run_bench(int argc, char** argv) {
       const std::size_t first_row = rows.size();
       for (const auto& engine : engines) {
         for (const precision arithmetic : precisions) {
-        for (const int threads : thread_counts) {
-          bench_row row;
-          row.engine = engine;
-          row.precision = arithmetic == precision::automatic ? "default" : std::string(precision_name(arithmetic));
-          row.n = n;
-          row.density = density;
-          std::vector<double> seconds;
-          for (int k = 0; k < repeats; ++k) {
-            compute_options options;
-            options.engine = engine_choice(find_engine(engine));
-            options.threads = threads;
-            options.precision = arithmetic;
-            options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) + " seed=" +
-                                  std::to_string(seed);
-            const permanent_result r = compute_permanent(matrix, options);
-            seconds.push_back(r.seconds.compute);
-            if (k == 0) row.compile = r.seconds.codegen + r.seconds.compile;
-            if (r.registers_per_thread > 0) row.registers = std::to_string(r.registers_per_thread);
-            row.permanent = r.permanent;
-            row.value = r.value;
-            const auto trusted = trusted_digits(r);
-            row.digits = r.exact ? "exact" : trusted ? std::to_string(*trusted) : "-";
-            row.bound = r.error_bound.value_or(0);
-            row.threads = r.threads;
+          for (const int threads : thread_counts) {
+            bench_row row;
+            row.engine = engine;
+            row.precision = arithmetic == precision::automatic ? "default" : std::string(precision_name(arithmetic));
+            row.n = n;
+            row.density = density;
+            std::vector<double> seconds;
+            for (int k = 0; k < repeats; ++k) {
+              compute_options options;
+              options.engine = engine_choice(find_engine(engine));
+              options.threads = threads;
+              options.precision = arithmetic;
+              options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) +
+                                    " seed=" + std::to_string(seed);
+              const permanent_result r = compute_permanent(matrix, options);
+              seconds.push_back(r.seconds.compute);
+              if (k == 0) row.compile = r.seconds.codegen + r.seconds.compile;
+              if (r.registers_per_thread > 0) row.registers = std::to_string(r.registers_per_thread);
+              row.permanent = r.permanent;
+              row.value = r.value;
+              const auto trusted = trusted_digits(r);
+              row.digits = r.exact ? "exact" : trusted ? std::to_string(*trusted) : "-";
+              row.bound = r.error_bound.value_or(0);
+              row.threads = r.threads;
+            }
+            row.median = median_of(seconds);
+            row.min = *std::min_element(seconds.begin(), seconds.end());
+            row.max = *std::max_element(seconds.begin(), seconds.end());
+            std::fprintf(stderr, "bench: %s (%s) n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(),
+                         row.precision.c_str(), n, density, row.threads, row.median);
+            rows.push_back(row);
+            if (!find_engine(engine)->cpu_threads) break;  // only the engines on CPU threads take a thread count
           }
-          row.median = median_of(seconds);
-          row.min = *std::min_element(seconds.begin(), seconds.end());
-          row.max = *std::max_element(seconds.begin(), seconds.end());
-          std::fprintf(stderr, "bench: %s (%s) n=%d p=%g threads=%d: median %.4f s\n", engine.c_str(), row.precision.c_str(), n,
-                       density, row.threads, row.median);
-          rows.push_back(row);
-          if (!find_engine(engine)->cpu_threads) break;  // only the engines on CPU threads take a thread count
-        }
         }
       }
       // Speedups against the baseline's first thread count on the same matrix; and a check that all agree
@@ -220,14 +227,16 @@ inline int run_bench(int argc, char** argv) {
   const bool cpu_baseline = baseline.rfind("cpu", 0) == 0;
   const std::string baseline_label =
       cpu_baseline ? baseline + " (" + std::to_string(thread_counts.front()) + " thr)" : baseline;
-  std::printf("| engine | precision | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup vs %s | permanent | digits |\n",
-              baseline_label.c_str());
+  std::printf(
+      "| engine | precision | n | p | threads | seconds (median) | min | max | registers/thread | compile s | speedup "
+      "vs %s | permanent | digits |\n",
+      baseline_label.c_str());
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   for (const auto& r : rows) {
     const std::string compile = r.compile > 0 ? json::measurement(r.compile) : "-";
-    std::printf("| %s | %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s | %s |\n", r.engine.c_str(), r.precision.c_str(),
-                r.n, r.density, r.threads, r.median, r.min, r.max, r.registers.c_str(), compile.c_str(), r.speedup,
-                shorten(r.permanent).c_str(), r.digits.c_str());
+    std::printf("| %s | %s | %d | %g | %d | %.4f | %.4f | %.4f | %s | %s | %.2f | %s | %s |\n", r.engine.c_str(),
+                r.precision.c_str(), r.n, r.density, r.threads, r.median, r.min, r.max, r.registers.c_str(),
+                compile.c_str(), r.speedup, shorten(r.permanent).c_str(), r.digits.c_str());
   }
 
   std::string csv = args.value("csv").value_or("");
@@ -246,7 +255,8 @@ inline int run_bench(int argc, char** argv) {
     const std::string python = sparseperm::detail::find_compiler("", "SPARSEPERM_PYTHON", {"python3"});
     if (script.empty()) {
       std::fprintf(stderr, "bench: no plot: the plotting script is not installed\n");
-    } else if (python.empty() || run_program({python, script, csv, plot}, 2) != 0) {  // no shell: names pass as they are
+    } else if (python.empty() ||
+               run_program({python, script, csv, plot}, 2) != 0) {  // no shell: names pass as they are
       std::fprintf(stderr, "bench: no plot (python3 with matplotlib is needed)\n");
     }
   }

@@ -6,8 +6,8 @@
 
 #include <sparseperm/perm.cuh>
 
-#include "arguments.hpp"
 #include <sparseperm/result_json.cuh>
+#include "arguments.hpp"
 #include "progress_bar.hpp"
 
 namespace sparseperm::cli {
@@ -47,23 +47,24 @@ inline void print_result(const permanent_result& r) {
   if (r.exact) {
     std::printf("permanent  %s  (exact)\n", r.permanent.c_str());
   } else if (const auto digits = trusted_digits(r)) {
-    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", r.permanent.c_str(), *digits,
-                *digits == 1 ? "" : "s", *r.error_bound);
+    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", r.permanent.c_str(),
+                *digits, *digits == 1 ? "" : "s", *r.error_bound);
   } else {
     std::printf("permanent  %s  (double precision)\n", r.permanent.c_str());
   }
   if (r.engine == structure_engine_name) {
     std::printf("engine     none needed: %s\n", r.plan.c_str());
   } else {
-    std::printf("engine     %s, %d %sthread%s: %s\n", r.engine.c_str(), r.threads, gpu ? "GPU " : "", r.threads == 1 ? "" : "s",
-                r.plan.c_str());
+    std::printf("engine     %s, %d %sthread%s: %s\n", r.engine.c_str(), r.threads, gpu ? "GPU " : "",
+                r.threads == 1 ? "" : "s", r.plan.c_str());
   }
   std::printf("matrix     %d x %d, %lld nonzeros\n", r.n, r.n, static_cast<long long>(r.nnz));
   if (r.seconds.codegen > 0 || r.seconds.compile > 0) {
     std::printf("time       %.3f s (plan %.3f s, codegen %.3f s, compile %.3f s, compute %.3f s)\n", r.seconds.total,
                 r.seconds.plan, r.seconds.codegen, r.seconds.compile, r.seconds.compute);
   } else {
-    std::printf("time       %.3f s (plan %.3f s, compute %.3f s)\n", r.seconds.total, r.seconds.plan, r.seconds.compute);
+    std::printf("time       %.3f s (plan %.3f s, compute %.3f s)\n", r.seconds.total, r.seconds.plan,
+                r.seconds.compute);
   }
 }
 
@@ -75,7 +76,8 @@ inline permanent_result compute_file(const matrix_market_file& file, const compu
     return compute_permanent(file.matrix, options);
   } catch (const engine_error& e) {
     if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
-    if (e.reason() == engine_error::kind::refused && options.precision == precision::exact && file.first_rounded_line > 0) {
+    if (e.reason() == engine_error::kind::refused && options.precision == precision::exact &&
+        file.first_rounded_line > 0) {
       throw input_error(file.path, file.first_rounded_line,
                         std::string(e.what()) + " (this line's value is not exactly a double: reading rounded it)");
     }
@@ -84,7 +86,8 @@ inline permanent_result compute_file(const matrix_market_file& file, const compu
     }
     throw;  // unknown or unavailable engines, failed runs: reported as they are
   } catch (const std::bad_alloc&) {
-    throw input_error(file.path, 0, "out of memory while computing the permanent (fewer --threads, or another engine, may fit)");
+    throw input_error(file.path, 0,
+                      "out of memory while computing the permanent (fewer --threads, or another engine, may fit)");
   }
 }
 
@@ -94,7 +97,8 @@ inline int run_compute(int argc, char** argv) {
     std::fputs(compute_help, stdout);
     return 0;
   }
-  if (args.positionals().size() != 1) throw usage_error("compute needs exactly one FILE (see 'sparseperm compute --help')");
+  if (args.positionals().size() != 1)
+    throw usage_error("compute needs exactly one FILE (see 'sparseperm compute --help')");
   compute_options options;
   if (const auto name = args.value("engine"); name && *name != "auto") {
     const engine_description* engine = find_engine(*name);
@@ -103,11 +107,14 @@ inline int run_compute(int argc, char** argv) {
   }
   if (const auto name = args.value("precision")) {
     const auto p = parse_precision(*name);
-    if (!p || *p == precision::automatic) throw usage_error("unknown precision '" + *name + "' (double, compensated or exact)");
+    if (!p || *p == precision::automatic)
+      throw usage_error("unknown precision '" + *name + "' (double, compensated or exact)");
     options.precision = *p;
   }
-  if (const auto threads = args.value("threads")) options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
-  if (const auto device = args.value("device")) options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
+  if (const auto threads = args.value("threads"))
+    options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
+  if (const auto device = args.value("device"))
+    options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
 
   const matrix_market_file file = read_matrix_market(args.positionals()[0]);
   options.source_name = std::filesystem::path(file.path).filename().string();

@@ -57,9 +57,11 @@ inline int run_generate(int argc, char** argv) {
     std::fputs(generate_help, stdout);
     return 0;
   }
-  if (!args.positionals().empty()) throw usage_error("generate takes no positional arguments (see 'sparseperm generate --help')");
+  if (!args.positionals().empty())
+    throw usage_error("generate takes no positional arguments (see 'sparseperm generate --help')");
   for (const char* required : {"n", "density", "seed", "output"}) {
-    if (!args.value(required)) throw usage_error(std::string("generate needs --") + required + " (see 'sparseperm generate --help')");
+    if (!args.value(required))
+      throw usage_error(std::string("generate needs --") + required + " (see 'sparseperm generate --help')");
   }
   erdos_renyi_options options;
   options.n = static_cast<int>(parse_integer("n", *args.value("n"), 1, 10000));

@@ -63,7 +63,8 @@ inline int run_inspect(int argc, char** argv) {
     std::fputs(inspect_help, stdout);
     return 0;
   }
-  if (args.positionals().size() != 1) throw usage_error("inspect needs exactly one FILE (see 'sparseperm inspect --help')");
+  if (args.positionals().size() != 1)
+    throw usage_error("inspect needs exactly one FILE (see 'sparseperm inspect --help')");
   const matrix_market_file file = read_matrix_market(args.positionals()[0]);
   const sparse_matrix& m = file.matrix;
   const int n = m.n();
@@ -74,8 +75,8 @@ inline int run_inspect(int argc, char** argv) {
               file.field.c_str(), file.symmetry.c_str());
   if (file.stored_zeros) std::printf(", %lld stored zeros dropped", static_cast<long long>(file.stored_zeros));
   std::printf("\nvalues           %s\n", m.has_integer_values()
-                                           ? "integers (exact arithmetic where 128 bits provably suffice)"
-                                           : "real (double precision)");
+                                             ? "integers (exact arithmetic where 128 bits provably suffice)"
+                                             : "real (double precision)");
   const auto rows = detail::summarize(n, [&](int i) { return m.row_degree(i); });
   const auto columns = detail::summarize(n, [&](int j) { return m.column_degree(j); });
   std::printf("row degrees      min %d, max %d, mean %.2f\n", rows.min, rows.max, rows.mean);
@@ -87,7 +88,8 @@ inline int run_inspect(int argc, char** argv) {
   if (n >= 1 && n <= max_ryser_n) {
     const column_masks pattern = m.masks();
     const matrix_order by_degree = degree_sorted_order(pattern);
-    std::printf("\ncolumns by ascending degree (cpu-sparse):\n  %s\n", detail::index_list(by_degree.columns, n).c_str());
+    std::printf("\ncolumns by ascending degree (cpu-sparse):\n  %s\n",
+                detail::index_list(by_degree.columns, n).c_str());
 
     const permanent_ordering_plan ordering = permanent_ordering(pattern);
     std::printf("\npermanent ordering (Algorithm 3):\n");
@@ -103,9 +105,10 @@ inline int run_inspect(int argc, char** argv) {
     const column_masks ordered = reorder(pattern, ordering.order);
     const partition_options options;
     const register_partition partition = partition_rows(ordered, options);
-    std::printf("\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
-                options.global_register_ratio, options.device.multiprocessors, options.device.registers_per_sm,
-                options.device.max_threads_per_sm);
+    std::printf(
+        "\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
+        options.global_register_ratio, options.device.multiprocessors, options.device.registers_per_sm,
+        options.device.max_threads_per_sm);
     std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", partition.register_rows, n);
     if (partition.last_register_column >= 0) {
       std::printf("  register-only columns      1..%d of the order: %.6g%% of the Gray steps\n",
@@ -115,9 +118,11 @@ inline int run_inspect(int argc, char** argv) {
     }
     std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
                 partition.registers_per_thread, partition.threads_per_sm);
-    const int hybrid_bits = sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
-    std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (double; exact arithmetic 2^3 or 2^2)\n",
-                hybrid_bits, 1 << hybrid_bits);
+    const int hybrid_bits =
+        sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
+    std::printf(
+        "  static Gray blocks         u = %d: blocks of %d steps unrolled (double; exact arithmetic 2^3 or 2^2)\n",
+        hybrid_bits, 1 << hybrid_bits);
 
     const cached_options cached;
     const cached_layout layout = plan_cached_layout(ordered, cached);
@@ -178,23 +183,26 @@ inline int run_inspect(int argc, char** argv) {
       for (std::size_t k = 0; k < sorted.size();) {
         std::size_t same = k;
         while (same < sorted.size() && sorted[same] == sorted[k]) ++same;
-        sizes += (sizes.empty() ? "" : " ") + std::to_string(sorted[k]) + (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
+        sizes += (sizes.empty() ? "" : " ") + std::to_string(sorted[k]) +
+                 (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
         k = same;
       }
       std::printf("  Dulmage-Mendelsohn fine blocks   %d (sizes %s)\n", plan.fine_blocks, sizes.c_str());
-      std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one, plan.degree_two,
-                  plan.integer ? "" : " (merges only on integer matrices)");
+      std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one,
+                  plan.degree_two, plan.integer ? "" : " (merges only on integer matrices)");
       std::printf("  1 x 1 blocks (factors)           %d\n", plan.trivial_blocks);
       std::printf("  blocks left for an engine        %zu\n", plan.blocks.size());
       for (const auto& b : plan.blocks) {
-        std::printf("\n  block %d x %d, %lld nonzeros: dp frontier %d rows (%s order), %.3g states at most, %.3g transitions\n",
-                    b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
-                    b.order.peak_states, b.order.transitions);
+        std::printf(
+            "\n  block %d x %d, %lld nonzeros: dp frontier %d rows (%s order), %.3g states at most, %.3g transitions\n",
+            b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
+            b.order.peak_states, b.order.transitions);
         for (const auto& e : b.estimates) {
           const std::string name(e.engine->name);
           if (e.seconds) {
             std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(),
-                        e.memory_bytes > 0 ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "", e.engine == b.engine ? "   <- chosen" : "");
+                        e.memory_bytes > 0 ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "",
+                        e.engine == b.engine ? "   <- chosen" : "");
           } else {
             std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());
           }

@@ -54,7 +54,8 @@ class parser {
     throw std::runtime_error("json: " + what + " at offset " + std::to_string(at_));
   }
   void skip_space() {
-    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n' || text_[at_] == '\r' || text_[at_] == '\t')) ++at_;
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n' || text_[at_] == '\r' || text_[at_] == '\t'))
+      ++at_;
   }
   bool consume(std::string_view word) {
     if (text_.substr(at_, word.size()) != word) return false;
@@ -111,11 +112,21 @@ class parser {
         if (at_ >= text_.size()) fail("bad escape");
         const char e = text_[at_++];
         switch (e) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          case 'b': c = '\b'; break;
-          case 'f': c = '\f'; break;
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          case 'b':
+            c = '\b';
+            break;
+          case 'f':
+            c = '\f';
+            break;
           case 'u': {  // a code point of the Basic Multilingual Plane, in UTF-8 (surrogates: U+FFFD)
             if (at_ + 4 > text_.size()) fail("bad \\u escape");
             unsigned code = 0;
@@ -135,7 +146,8 @@ class parser {
             }
             break;
           }
-          default: c = e;
+          default:
+            c = e;
         }
       }
       out += c;

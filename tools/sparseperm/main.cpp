@@ -14,19 +14,19 @@
 
 namespace {
 
-const char* main_help =
-    "sparseperm " SPARSEPERM_VERSION_STRING ": permanents of sparse matrices\n"
-    "\n"
-    "usage: sparseperm COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  compute FILE   the permanent of a Matrix Market file\n"
-    "  inspect FILE   structure, orderings and the plans the engines would use\n"
-    "  generate       an Erdos-Renyi test matrix\n"
-    "  bench          engines side by side on generated matrices\n"
-    "\n"
-    "'sparseperm COMMAND --help' describes each command. Errors are one line on stderr;\n"
-    "bad input and bad usage exit with code 2.\n";
+const char* main_help = "sparseperm " SPARSEPERM_VERSION_STRING
+                        ": permanents of sparse matrices\n"
+                        "\n"
+                        "usage: sparseperm COMMAND [options]\n"
+                        "\n"
+                        "commands:\n"
+                        "  compute FILE   the permanent of a Matrix Market file\n"
+                        "  inspect FILE   structure, orderings and the plans the engines would use\n"
+                        "  generate       an Erdos-Renyi test matrix\n"
+                        "  bench          engines side by side on generated matrices\n"
+                        "\n"
+                        "'sparseperm COMMAND --help' describes each command. Errors are one line on stderr;\n"
+                        "bad input and bad usage exit with code 2.\n";
 
 int dispatch(int argc, char** argv) {
   using namespace sparseperm::cli;
@@ -44,7 +44,8 @@ int dispatch(int argc, char** argv) {
   if (command == "inspect") return run_inspect(argc, argv);
   if (command == "generate") return run_generate(argc, argv);
   if (command == "bench") return run_bench(argc, argv);
-  throw usage_error("unknown command '" + command + "' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
+  throw usage_error("unknown command '" + command +
+                    "' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
 }
 
 }  // namespace

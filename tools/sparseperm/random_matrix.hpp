@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <sparseperm/structure/matching.cuh>
 #include <sparseperm/matrix/sparse_matrix.cuh>
+#include <sparseperm/structure/matching.cuh>
 
 namespace sparseperm {
 
@@ -66,7 +66,7 @@ struct erdos_renyi_options {
   double density = 0.1;
   std::uint64_t seed = 1;
   value_kind values = value_kind::uniform;
-  std::int64_t low = 1;   // integers: uniform in [low, high] without 0
+  std::int64_t low = 1;  // integers: uniform in [low, high] without 0
   std::int64_t high = 1;
   int max_attempts = 10000;
 };
@@ -87,8 +87,10 @@ inline sparse_matrix generate_erdos_renyi(const erdos_renyi_options& options) {
   const std::uint64_t span = static_cast<std::uint64_t>(options.high - options.low) + 1 - (zero_in_range ? 1 : 0);
   auto draw_value = [&]() -> double {
     switch (options.values) {
-      case value_kind::ones: return 1.0;
-      case value_kind::uniform: return 1.0 - stream.uniform();  // (0, 1]
+      case value_kind::ones:
+        return 1.0;
+      case value_kind::uniform:
+        return 1.0 - stream.uniform();  // (0, 1]
       case value_kind::integers: {
         std::int64_t v = options.low + static_cast<std::int64_t>(stream.below(span));
         if (zero_in_range && v >= 0) ++v;  // skip 0

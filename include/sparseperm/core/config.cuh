@@ -18,7 +18,7 @@
 
 #if defined(__CUDACC__)
 #  define SPARSEPERM_HOST_DEVICE __host__ __device__
-#  define SPARSEPERM_DEVICE __device__
+#  define SPARSEPERM_DEVICE      __device__
 #else
 #  define SPARSEPERM_HOST_DEVICE
 #  define SPARSEPERM_DEVICE
@@ -51,9 +51,9 @@
 #  define SPARSEPERM_HAS_INT128 0
 #endif
 
-#define SPARSEPERM_VERSION_MAJOR 0
-#define SPARSEPERM_VERSION_MINOR 1
-#define SPARSEPERM_VERSION_PATCH 0
+#define SPARSEPERM_VERSION_MAJOR  0
+#define SPARSEPERM_VERSION_MINOR  1
+#define SPARSEPERM_VERSION_PATCH  0
 #define SPARSEPERM_VERSION_STRING "0.1.0"
 
 namespace sparseperm {

@@ -23,17 +23,17 @@ struct phase_seconds {
 inline constexpr std::string_view structure_engine_name = "structure";
 
 struct permanent_result {
-  double value = 0;                  // the permanent, rounded to a double
-  std::string permanent;             // exact decimal integer when `exact`, otherwise value in %.17g
-  bool exact = false;                // computed in exact integer arithmetic
+  double value = 0;                   // the permanent, rounded to a double
+  std::string permanent;              // exact decimal integer when `exact`, otherwise value in %.17g
+  bool exact = false;                 // computed in exact integer arithmetic
   std::optional<double> error_bound;  // floating results: a proven bound on |value − permanent|
   std::string engine;
   int n = 0;
   std::int64_t nnz = 0;
-  int threads = 1;                   // CPU threads, or GPU threads per launch
-  int registers_per_thread = 0;      // GPU engines: what the compiler gave the kernel
+  int threads = 1;               // CPU threads, or GPU threads per launch
+  int registers_per_thread = 0;  // GPU engines: what the compiler gave the kernel
   phase_seconds seconds;
-  std::string plan;                  // what was done, for people and `inspect`
+  std::string plan;  // what was done, for people and `inspect`
 };
 
 // "%.17g": enough digits to read back the same double.
@@ -54,8 +54,9 @@ inline void set_exact_value(permanent_result& result, long long value, std::stri
 // A floating result; one that overflowed (Inf or NaN) is an error, never a number.
 inline void set_floating_value(permanent_result& result, double value) {
   if (!std::isfinite(value)) {
-    throw engine_error(engine_error::kind::overflow, "the permanent is not finite in double precision (" + format_double(value) +
-                                                         "): the values are too large for engine '" + result.engine + "'");
+    throw engine_error(engine_error::kind::overflow,
+                       "the permanent is not finite in double precision (" + format_double(value) +
+                           "): the values are too large for engine '" + result.engine + "'");
   }
   result.value = value;
   result.permanent = format_double(value);
@@ -65,9 +66,10 @@ inline void set_floating_value(permanent_result& result, double value) {
 // A floating result's error bound; one that is not finite (magnitudes beyond double) is an error.
 inline void set_error_bound(permanent_result& result, double bound) {
   if (!std::isfinite(bound)) {
-    throw engine_error(engine_error::kind::overflow, "engine '" + result.engine +
-                                                         "': the error bound is not finite in double precision (magnitudes "
-                                                         "beyond its range): the result cannot be certified");
+    throw engine_error(engine_error::kind::overflow,
+                       "engine '" + result.engine +
+                           "': the error bound is not finite in double precision (magnitudes "
+                           "beyond its range): the result cannot be certified");
   }
   result.error_bound = bound;
 }

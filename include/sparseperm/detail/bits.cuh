@@ -55,14 +55,10 @@ SPARSEPERM_HOST_DEVICE constexpr int highest_bit(std::uint64_t v) {
   return index;
 }
 
-SPARSEPERM_HOST_DEVICE constexpr bool is_power_of_two(std::uint64_t v) noexcept {
-  return v != 0 && (v & (v - 1)) == 0;
-}
+SPARSEPERM_HOST_DEVICE constexpr bool is_power_of_two(std::uint64_t v) noexcept { return v != 0 && (v & (v - 1)) == 0; }
 
 // Largest power of two <= v (v >= 1).
-SPARSEPERM_HOST_DEVICE constexpr std::uint64_t bit_floor(std::uint64_t v) {
-  return std::uint64_t{1} << highest_bit(v);
-}
+SPARSEPERM_HOST_DEVICE constexpr std::uint64_t bit_floor(std::uint64_t v) { return std::uint64_t{1} << highest_bit(v); }
 
 // Mask of the rows [0, count).
 SPARSEPERM_HOST_DEVICE constexpr std::uint64_t low_mask(int count) noexcept {

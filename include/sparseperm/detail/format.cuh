@@ -8,11 +8,16 @@ namespace sparseperm::detail {
 
 inline std::string format_bytes(double bytes) {
   char buffer[40];
-  if (bytes < 1 << 20) std::snprintf(buffer, sizeof buffer, "%.0f KiB", bytes / 1024);
-  else if (bytes < 1ull << 30) std::snprintf(buffer, sizeof buffer, "%.1f MiB", bytes / (1 << 20));
-  else if (bytes < 0x1p50) std::snprintf(buffer, sizeof buffer, "%.1f GiB", bytes / (1ull << 30));
-  else if (std::isfinite(bytes)) std::snprintf(buffer, sizeof buffer, "%.2g bytes", bytes);
-  else std::snprintf(buffer, sizeof buffer, "more than 1e308 bytes");
+  if (bytes < 1 << 20)
+    std::snprintf(buffer, sizeof buffer, "%.0f KiB", bytes / 1024);
+  else if (bytes < 1ull << 30)
+    std::snprintf(buffer, sizeof buffer, "%.1f MiB", bytes / (1 << 20));
+  else if (bytes < 0x1p50)
+    std::snprintf(buffer, sizeof buffer, "%.1f GiB", bytes / (1ull << 30));
+  else if (std::isfinite(bytes))
+    std::snprintf(buffer, sizeof buffer, "%.2g bytes", bytes);
+  else
+    std::snprintf(buffer, sizeof buffer, "more than 1e308 bytes");
   return buffer;
 }
 
@@ -27,9 +32,12 @@ inline std::string format_count(double count) {
 
 inline std::string format_seconds(double s) {
   char buffer[32];
-  if (s < 1e-3) std::snprintf(buffer, sizeof buffer, "%.1e s", s);
-  else if (s < 1e5) std::snprintf(buffer, sizeof buffer, "%.3g s", s);
-  else std::snprintf(buffer, sizeof buffer, "%.1e s (%.3g days)", s, s / 86400);
+  if (s < 1e-3)
+    std::snprintf(buffer, sizeof buffer, "%.1e s", s);
+  else if (s < 1e5)
+    std::snprintf(buffer, sizeof buffer, "%.3g s", s);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.1e s (%.3g days)", s, s / 86400);
   return buffer;
 }
 

@@ -23,10 +23,14 @@ inline std::optional<decoded_code_point> decode_utf8(std::string_view text, std:
   if (lead < 0x80) return decoded_code_point{lead, 1};
   std::size_t length = 0;
   char32_t value = 0, least = 0;
-  if ((lead & 0xe0) == 0xc0) length = 2, value = lead & 0x1f, least = 0x80;
-  else if ((lead & 0xf0) == 0xe0) length = 3, value = lead & 0x0f, least = 0x800;
-  else if ((lead & 0xf8) == 0xf0) length = 4, value = lead & 0x07, least = 0x10000;
-  else return std::nullopt;
+  if ((lead & 0xe0) == 0xc0)
+    length = 2, value = lead & 0x1f, least = 0x80;
+  else if ((lead & 0xf0) == 0xe0)
+    length = 3, value = lead & 0x0f, least = 0x800;
+  else if ((lead & 0xf8) == 0xf0)
+    length = 4, value = lead & 0x07, least = 0x10000;
+  else
+    return std::nullopt;
   if (at + length > text.size()) return std::nullopt;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(at + k) & 0xc0) != 0x80) return std::nullopt;
@@ -52,10 +56,18 @@ inline std::string printable(std::string_view text) {
   const auto escape_byte = [&](unsigned char b) {
     char buffer[8];
     switch (b) {
-      case '\n': out += "\\n"; return;
-      case '\r': out += "\\r"; return;
-      case '\t': out += "\\t"; return;
-      default: std::snprintf(buffer, sizeof buffer, "\\x%02x", b); out += buffer;
+      case '\n':
+        out += "\\n";
+        return;
+      case '\r':
+        out += "\\r";
+        return;
+      case '\t':
+        out += "\\t";
+        return;
+      default:
+        std::snprintf(buffer, sizeof buffer, "\\x%02x", b);
+        out += buffer;
     }
   };
   for (std::size_t at = 0; at < text.size();) {

@@ -26,26 +26,32 @@ SPARSEPERM_HOST_DEVICE inline void static_for(F&& f) {
   if constexpr (End > Begin) static_for_impl<Begin>(f, std::make_integer_sequence<int, End - Begin>{});
 }
 
-#define SPARSEPERM_DISPATCH_CASE(J) \
-  case J:                           \
+#define SPARSEPERM_DISPATCH_CASE(J)                             \
+  case J:                                                       \
     if constexpr (J < End) f(std::integral_constant<int, J>{}); \
     break;
-#define SPARSEPERM_DISPATCH_CASES8(J)                                                                   \
-  SPARSEPERM_DISPATCH_CASE(J) SPARSEPERM_DISPATCH_CASE(J + 1) SPARSEPERM_DISPATCH_CASE(J + 2)           \
-  SPARSEPERM_DISPATCH_CASE(J + 3) SPARSEPERM_DISPATCH_CASE(J + 4) SPARSEPERM_DISPATCH_CASE(J + 5)       \
-  SPARSEPERM_DISPATCH_CASE(J + 6) SPARSEPERM_DISPATCH_CASE(J + 7)
+#define SPARSEPERM_DISPATCH_CASES8(J)                                                             \
+  SPARSEPERM_DISPATCH_CASE(J)                                                                     \
+  SPARSEPERM_DISPATCH_CASE(J + 1)                                                                 \
+  SPARSEPERM_DISPATCH_CASE(J + 2) SPARSEPERM_DISPATCH_CASE(J + 3) SPARSEPERM_DISPATCH_CASE(J + 4) \
+      SPARSEPERM_DISPATCH_CASE(J + 5) SPARSEPERM_DISPATCH_CASE(J + 6) SPARSEPERM_DISPATCH_CASE(J + 7)
 
 template <int End, class F>
 SPARSEPERM_HOST_DEVICE inline void static_dispatch(int j, F&& f) {
   static_assert(End <= 64, "static_dispatch: at most 64 cases");
-  if (j == 0) { if constexpr (0 < End) f(std::integral_constant<int, 0>{}); return; }
-  if (j == 1) { if constexpr (1 < End) f(std::integral_constant<int, 1>{}); return; }
+  if (j == 0) {
+    if constexpr (0 < End) f(std::integral_constant<int, 0>{});
+    return;
+  }
+  if (j == 1) {
+    if constexpr (1 < End) f(std::integral_constant<int, 1>{});
+    return;
+  }
   switch (j) {
-    SPARSEPERM_DISPATCH_CASES8(0) SPARSEPERM_DISPATCH_CASES8(8) SPARSEPERM_DISPATCH_CASES8(16)
-    SPARSEPERM_DISPATCH_CASES8(24) SPARSEPERM_DISPATCH_CASES8(32) SPARSEPERM_DISPATCH_CASES8(40)
-    SPARSEPERM_DISPATCH_CASES8(48) SPARSEPERM_DISPATCH_CASES8(56)
-    default:
-      break;
+    SPARSEPERM_DISPATCH_CASES8(0)
+    SPARSEPERM_DISPATCH_CASES8(8)
+    SPARSEPERM_DISPATCH_CASES8(16) SPARSEPERM_DISPATCH_CASES8(24) SPARSEPERM_DISPATCH_CASES8(32)
+        SPARSEPERM_DISPATCH_CASES8(40) SPARSEPERM_DISPATCH_CASES8(48) SPARSEPERM_DISPATCH_CASES8(56) default : break;
   }
 }
 #undef SPARSEPERM_DISPATCH_CASES8

@@ -75,11 +75,13 @@ inline std::string engine_names() {
 }
 
 // Why an engine cannot run on this machine with this build, or nothing when it can.
-inline std::optional<std::string> engine_unavailable(const engine_description& engine, const compute_options& options = {}) {
+inline std::optional<std::string> engine_unavailable(const engine_description& engine,
+                                                     const compute_options& options = {}) {
   if (engine.generated()) {
     const module_runner* runner = installed_module_runner();
     if (runner == nullptr) {
-      return "it compiles a module for each matrix, and this program does not include <sparseperm/pipeline.cuh>, which does that";
+      return "it compiles a module for each matrix, and this program does not include <sparseperm/pipeline.cuh>, which "
+             "does that";
     }
     return runner->unavailable(engine, options);
   }

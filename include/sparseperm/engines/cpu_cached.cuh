@@ -66,9 +66,11 @@ struct cpu_cached : ryser_engine {
 
   static void estimate(const planner_block& block, engine_estimate& e) {
     const column_masks pattern = block.matrix.masks();
-    const cached_layout layout = plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order), cached_options_on_host);
+    const cached_layout layout =
+        plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order), cached_options_on_host);
     const int threads = detail::engine_threads(block.options.threads);
-    e.seconds = compile_seconds + std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / (cost_rate * std::max(1, threads));
+    e.seconds =
+        compile_seconds + std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / (cost_rate * std::max(1, threads));
   }
 };
 

@@ -23,21 +23,21 @@
 #include <vector>
 
 #include "../core/config.cuh"
-#include "../numeric/accumulators.cuh"
-#include "../detail/bits.cuh"
-#include "../numeric/exact_integer.cuh"
-#include "../ryser/host_chunks.cuh"
-#include "../numeric/error_bound.cuh"
-#include "../ryser/ryser_result.cuh"
-#include "../ryser/arithmetic_types.cuh"
-#include "../ryser/runtime_arithmetic.cuh"
-#include "../ryser/sparse_ryser.cuh"
-#include "../detail/threads.cuh"
 #include "../core/engine_error.cuh"
-#include "../ryser/gray_code.cuh"
 #include "../core/progress.cuh"
 #include "../core/result.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/threads.cuh"
 #include "../matrix/sparse_matrix.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/arithmetic_types.cuh"
+#include "../ryser/gray_code.cuh"
+#include "../ryser/host_chunks.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
+#include "../ryser/ryser_result.cuh"
+#include "../ryser/sparse_ryser.cuh"
 #include "engine.cuh"
 
 namespace sparseperm {
@@ -56,15 +56,16 @@ struct cpu_sparse : ryser_engine {
   static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e) {
     const int n = block.matrix.n();
-    e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds / std::max(1, detail::engine_threads(block.options.threads));
+    e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds /
+                std::max(1, detail::engine_threads(block.options.threads));
   }
 };
 
 }  // namespace engines
 
 struct cpu_sparse_options {
-  int threads = 0;                                 // 0: as many as OpenMP offers
-  progress_counter* progress = nullptr;            // counts Gray steps, for progress bars
+  int threads = 0;                       // 0: as many as OpenMP offers
+  progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
   sparseperm::precision precision = sparseperm::precision::automatic;
 };
 
@@ -168,7 +169,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 }
 
 inline permanent_result engines::cpu_sparse::run(const engine_task& task, const compute_options& options) {
-  return permanent_cpu_sparse(task.matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
+  return permanent_cpu_sparse(
+      task.matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
 }
 
 }  // namespace sparseperm

@@ -30,17 +30,17 @@
 #include <tuple>
 #include <vector>
 
+#include "../core/engine_error.cuh"
+#include "../detail/format.cuh"
+#include "../detail/threads.cuh"
+#include "../matrix/sparse_matrix.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/big_integer.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../ryser/runtime_arithmetic.cuh"
-#include "../detail/threads.cuh"
-#include "../core/engine_error.cuh"
-#include "../matrix/sparse_matrix.cuh"
-#include "../detail/format.cuh"
-#include "engine.cuh"
 #include "../structure/frontier_order.cuh"
+#include "engine.cuh"
 
 namespace sparseperm {
 
@@ -145,7 +145,8 @@ struct dp_run_stats {
 };
 
 template <int Words, class Arithmetic>
-typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>& columns, int threads, dp_run_stats& stats) {
+typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>& columns, int threads,
+                                  dp_run_stats& stats) {
   using key = slot_set<Words>;
   using value = typename Arithmetic::value;
   const int n = a.n();
@@ -200,7 +201,8 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
 }
 
 template <class Arithmetic>
-typename Arithmetic::value run_dp_words(const sparse_matrix& a, const frontier_order& order, int threads, dp_run_stats& stats) {
+typename Arithmetic::value run_dp_words(const sparse_matrix& a, const frontier_order& order, int threads,
+                                        dp_run_stats& stats) {
   if (order.frontier <= 64) return run_dp<1, Arithmetic>(a, order.columns, threads, stats);
   if (order.frontier <= 128) return run_dp<2, Arithmetic>(a, order.columns, threads, stats);
   if (order.frontier <= 256) return run_dp<4, Arithmetic>(a, order.columns, threads, stats);
@@ -255,8 +257,9 @@ struct dp_value {
 
 inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0) {
   if (order.frontier > dp_max_frontier) {
-    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " + std::to_string(order.frontier) +
-                                                          " rows (at most " + std::to_string(dp_max_frontier) + ")");
+    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
+                                                          std::to_string(order.frontier) + " rows (at most " +
+                                                          std::to_string(dp_max_frontier) + ")");
   }
   threads = detail::engine_threads(threads);
   dp_value result;
@@ -284,10 +287,12 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
     double abs_permanent = std::fabs(result.value);
     if (detail::has_negative_value(a)) {
       detail::dp_run_stats abs_stats;
-      abs_permanent = detail::run_dp_words<detail::dp_double>(detail::absolute_values(a), order, threads, abs_stats).value();
+      abs_permanent =
+          detail::run_dp_words<detail::dp_double>(detail::absolute_values(a), order, threads, abs_stats).value();
       result.arithmetic += "; bound from a second run on |A|";
     }
-    result.error_bound = (g * abs_permanent / (1 - g) + detail::dp_underflow_allowance(a, stats.transitions)) * detail::bound_margin;
+    result.error_bound =
+        (g * abs_permanent / (1 - g) + detail::dp_underflow_allowance(a, stats.transitions)) * detail::bound_margin;
   }
   result.peak_states = stats.peak_states;
   result.transitions = stats.transitions;
@@ -305,7 +310,7 @@ struct dp {
   static constexpr int max_n = 1 << 20;
   static constexpr exact_reach exact = exact_reach::any_integer;
   static constexpr bool cpu_threads = true;
-  static constexpr bool rounds_to_grids = false;  // its bound needs no grids
+  static constexpr bool rounds_to_grids = false;      // its bound needs no grids
   static constexpr double transition_seconds = 2e-8;  // per predicted transition, 2 cores (mesh1e1: 2.3e7 in 0.47 s)
   static constexpr double big_integer_factor = 4;     // big-integer states cost more
 
@@ -337,7 +342,8 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier
     set_error_bound(result, v.error_bound);
   }
   result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
-                std::to_string(v.peak_states) + " states at most; " + detail::format_count(v.transitions) + " transitions; " + v.arithmetic;
+                std::to_string(v.peak_states) + " states at most; " + detail::format_count(v.transitions) +
+                " transitions; " + v.arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -348,7 +354,8 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 
 }
 
 inline permanent_result engines::dp::run(const engine_task& task, const compute_options& options) {
-  return task.order ? permanent_dp(task.matrix, *task.order, options.threads) : permanent_dp(task.matrix, options.threads);
+  return task.order ? permanent_dp(task.matrix, *task.order, options.threads)
+                    : permanent_dp(task.matrix, options.threads);
 }
 
 inline void engines::dp::estimate(const planner_block& block, engine_estimate& e) {
@@ -365,7 +372,8 @@ inline void engines::dp::estimate(const planner_block& block, engine_estimate& e
             " states, more than the " + detail::format_bytes(block.memory_limit) + " it may use";
   } else {
     const int threads = detail::engine_threads(block.options.threads);
-    e.seconds = order.transitions * transition_seconds * (big ? big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
+    e.seconds =
+        order.transitions * transition_seconds * (big ? big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
   }
 }
 

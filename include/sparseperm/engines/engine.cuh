@@ -38,8 +38,12 @@ namespace sparseperm {
 
 enum class engine_placement { host, gpu, host_generated, gpu_generated };
 
-constexpr bool is_generated(engine_placement p) { return p == engine_placement::host_generated || p == engine_placement::gpu_generated; }
-constexpr bool runs_on_gpu(engine_placement p) { return p == engine_placement::gpu || p == engine_placement::gpu_generated; }
+constexpr bool is_generated(engine_placement p) {
+  return p == engine_placement::host_generated || p == engine_placement::gpu_generated;
+}
+constexpr bool runs_on_gpu(engine_placement p) {
+  return p == engine_placement::gpu || p == engine_placement::gpu_generated;
+}
 
 struct compute_options;
 struct engine_description;
@@ -74,7 +78,8 @@ concept Engine = requires {
   { E::max_n } -> std::convertible_to<int>;
   { E::exact } -> std::convertible_to<exact_reach>;
   { E::rounds_to_grids } -> std::convertible_to<bool>;
-} && (is_generated(E::placement) ? requires(const module_info& info) {
+}
+&& (is_generated(E::placement) ? requires(const module_info& info) {
   { E::module_type } -> std::convertible_to<std::string_view>;
   { E::module_header } -> std::convertible_to<std::string_view>;
   { E::plan_text(info) } -> std::convertible_to<std::string>;
@@ -99,11 +104,11 @@ struct engine_description {
   exact_reach exact;
   bool rounds_to_grids;
   bool cpu_threads;
-  permanent_result (*run)(const engine_task&, const compute_options&);           // null: generated
-  std::optional<std::string> (*unavailable)(const compute_options&);             // null: always available
-  void (*estimate)(const planner_block&, engine_estimate&);                      // null: not planned
-  std::string (*plan_note)(const engine_task&);                                  // null: nothing to add
-  std::string_view module_type;                                                  // generated engines
+  permanent_result (*run)(const engine_task&, const compute_options&);  // null: generated
+  std::optional<std::string> (*unavailable)(const compute_options&);    // null: always available
+  void (*estimate)(const planner_block&, engine_estimate&);             // null: not planned
+  std::string (*plan_note)(const engine_task&);                         // null: nothing to add
+  std::string_view module_type;                                         // generated engines
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
 
@@ -111,19 +116,25 @@ struct engine_description {
   bool on_gpu() const { return runs_on_gpu(placement); }
   bool planned() const { return estimate != nullptr; }
   module_target target() const {
-    return {std::string(name), placement == engine_placement::host_generated, std::string(module_type), std::string(module_header)};
+    return {std::string(name), placement == engine_placement::host_generated, std::string(module_type),
+            std::string(module_header)};
   }
 };
 
 template <class E>
 constexpr engine_description make_description() {
-  static_assert(Engine<E>,
-                "sparseperm engine: a tag needs name, summary, placement, max_n, exact and rounds_to_grids, and "
-                "run(engine_task, compute_options) or, when generated, module_type, module_header and plan_text(module_info) "
-                "(engines/engine.cuh)");
-  engine_description d{E::name, E::summary, E::placement, E::max_n, E::exact, E::rounds_to_grids, false,
-                       nullptr, nullptr, nullptr, nullptr, {}, {}, nullptr};
-  if constexpr (requires { { E::cpu_threads } -> std::convertible_to<bool>; }) d.cpu_threads = E::cpu_threads;
+  static_assert(
+      Engine<E>,
+      "sparseperm engine: a tag needs name, summary, placement, max_n, exact and rounds_to_grids, and "
+      "run(engine_task, compute_options) or, when generated, module_type, module_header and plan_text(module_info) "
+      "(engines/engine.cuh)");
+  engine_description d{E::name, E::summary, E::placement, E::max_n, E::exact, E::rounds_to_grids,
+                       false,   nullptr,    nullptr,      nullptr,  nullptr,  {},
+                       {},      nullptr};
+  if constexpr (requires {
+                  { E::cpu_threads } -> std::convertible_to<bool>;
+                })
+    d.cpu_threads = E::cpu_threads;
   if constexpr (is_generated(E::placement)) {
     d.module_type = E::module_type;
     d.module_header = E::module_header;
@@ -131,13 +142,17 @@ constexpr engine_description make_description() {
   } else {
     d.run = [](const engine_task& task, const compute_options& options) { return E::run(task, options); };
   }
-  if constexpr (requires(const compute_options& o) { { E::unavailable(o) } -> std::convertible_to<std::optional<std::string>>; }) {
+  if constexpr (requires(const compute_options& o) {
+                  { E::unavailable(o) } -> std::convertible_to<std::optional<std::string>>;
+                }) {
     d.unavailable = [](const compute_options& o) -> std::optional<std::string> { return E::unavailable(o); };
   }
   if constexpr (requires(const planner_block& b, engine_estimate& e) { E::estimate(b, e); }) {
     d.estimate = [](const planner_block& b, engine_estimate& e) { E::estimate(b, e); };
   }
-  if constexpr (requires(const engine_task& t) { { E::plan_note(t) } -> std::convertible_to<std::string>; }) {
+  if constexpr (requires(const engine_task& t) {
+                  { E::plan_note(t) } -> std::convertible_to<std::string>;
+                }) {
     d.plan_note = [](const engine_task& t) { return std::string(E::plan_note(t)); };
   }
   return d;
@@ -163,12 +178,12 @@ class engine_choice {
 };
 
 struct compute_options {
-  engine_choice engine;                  // default: auto
-  int threads = 0;                       // CPU threads; 0: all that OpenMP offers
-  int device = 0;                        // CUDA device of the GPU engines
+  engine_choice engine;  // default: auto
+  int threads = 0;       // CPU threads; 0: all that OpenMP offers
+  int device = 0;        // CUDA device of the GPU engines
   progress_counter* progress = nullptr;
-  std::string source_name = "matrix";    // what generated headers say they came from
-  pipeline_options pipeline;             // where the generated engines compile (module/pipeline_options.cuh)
+  std::string source_name = "matrix";  // what generated headers say they came from
+  pipeline_options pipeline;           // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
 };
 

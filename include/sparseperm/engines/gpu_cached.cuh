@@ -15,7 +15,8 @@ namespace sparseperm::engines {
 struct gpu_cached : ryser_engine {
   static constexpr std::string_view name = "gpu-cached";
   static constexpr std::string_view summary =
-      "beyond the paper: a program generated for the matrix, Gray blocks unrolled at compile time, partial products cached";
+      "beyond the paper: a program generated for the matrix, Gray blocks unrolled at compile time, partial products "
+      "cached";
   static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_cached";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_cached.cuh";
@@ -42,7 +43,8 @@ struct gpu_cached : ryser_engine {
 
   template <class Plan, class Sum>
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE static void steps(std::uint64_t first, std::uint64_t end,
-                                                                  typename Plan::value* global_x, std::uint64_t stride, Sum& sum) {
+                                                                  typename Plan::value* global_x, std::uint64_t stride,
+                                                                  Sum& sum) {
     cached_steps<Plan>(first, end, global_x, stride, sum);
   }
 

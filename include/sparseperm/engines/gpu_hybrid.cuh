@@ -15,7 +15,8 @@ namespace sparseperm::engines {
 struct gpu_hybrid : ryser_engine {
   static constexpr std::string_view name = "gpu-hybrid";
   static constexpr std::string_view summary =
-      "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers; Gray blocks unrolled";
+      "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers; Gray "
+      "blocks unrolled";
   static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_hybrid";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_hybrid.cuh";
@@ -38,14 +39,16 @@ struct gpu_hybrid : ryser_engine {
 
   template <class Plan, class Sum>
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE static void steps(std::uint64_t first, std::uint64_t end,
-                                                                  typename Plan::value* global_x, std::uint64_t stride, Sum& sum) {
+                                                                  typename Plan::value* global_x, std::uint64_t stride,
+                                                                  Sum& sum) {
     hybrid_steps<Plan>(first, end, global_x, stride, sum);
   }
 
   static std::string plan_text(const module_info& info) {
-    return "permanent ordering (Algorithm 3); " + std::to_string(info.register_rows) + " rows of x in registers, columns 1.." +
-           std::to_string(info.register_columns) + " register-only, the global rows' product cached; " +
-           gray_loop_text(info.static_bits) + ", products along the staircase";
+    return "permanent ordering (Algorithm 3); " + std::to_string(info.register_rows) +
+           " rows of x in registers, columns 1.." + std::to_string(info.register_columns) +
+           " register-only, the global rows' product cached; " + gray_loop_text(info.static_bits) +
+           ", products along the staircase";
   }
 };
 

@@ -14,7 +14,8 @@ namespace sparseperm::engines {
 
 struct gpu_purereg : ryser_engine {
   static constexpr std::string_view name = "gpu-purereg";
-  static constexpr std::string_view summary = "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers";
+  static constexpr std::string_view summary =
+      "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers";
   static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_purereg";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_purereg.cuh";
@@ -33,8 +34,8 @@ struct gpu_purereg : ryser_engine {
   }
 
   template <class Plan, class Sum>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE static void steps(std::uint64_t first, std::uint64_t end, typename Plan::value*,
-                                                                  std::uint64_t, Sum& sum) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE static void steps(std::uint64_t first, std::uint64_t end,
+                                                                  typename Plan::value*, std::uint64_t, Sum& sum) {
     purereg_steps<Plan>(first, end, sum);
   }
 

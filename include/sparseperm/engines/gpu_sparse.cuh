@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "../core/engine_error.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../ryser/arithmetic_types.cuh"
 #include "../ryser/runtime_arithmetic.cuh"
 #include "../ryser/sparse_ryser.cuh"
-#include "../core/engine_error.cuh"
 #if defined(__CUDACC__)
 #  include "../gpu/cuda_support.cuh"
 #  include "../gpu/ryser_launcher.cuh"
@@ -38,9 +38,10 @@ namespace engines {
 // The paper's GPU-SparsePerman: the run-time GPU baseline.
 struct gpu_sparse : ryser_engine {
   static constexpr std::string_view name = "gpu-sparse";
-  static constexpr std::string_view summary = "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory";
+  static constexpr std::string_view summary =
+      "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory";
   static constexpr engine_placement placement = engine_placement::gpu;
-  static constexpr double setup_seconds = 0.3;   // context and launches
+  static constexpr double setup_seconds = 0.3;     // context and launches
   static constexpr double step_seconds = 1.2e-11;  // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
 
   static std::optional<std::string> unavailable(const compute_options& options);
@@ -86,8 +87,8 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
   if (t >= work.threads) return;
   const sparse_columns_view<X> local{m.n, start, rows, values, x0};
   Sum sum = partial[t];
-  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t), sum,
-                     Product{});
+  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t),
+                     sum, Product{});
   partial[t] = sum;
 }
 
@@ -115,8 +116,9 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
              "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
   if (block == 0 || bytes_for(block) > device.sharedMemPerBlockOptin) {
-    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
-                                                          " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
+    throw engine_error(engine_error::kind::too_large,
+                       "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
+                           " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
   }
   gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -159,10 +161,12 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
-    const arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
+    const arithmetic_choice choice =
+        detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
     result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
       using X = typename Arith::value;
-      return detail::run_gpu_sparse<X, Sum, detail::product_type_of<Arith>>(matrix, column_order, options, X(Arith::exact ? 2 : 1));
+      return detail::run_gpu_sparse<X, Sum, detail::product_type_of<Arith>>(matrix, column_order, options,
+                                                                            X(Arith::exact ? 2 : 1));
     });
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -182,7 +186,8 @@ inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute
 
 inline permanent_result engines::gpu_sparse::run(const engine_task& task, const compute_options& options) {
 #if defined(__CUDACC__)
-  return permanent_gpu_sparse(task.matrix, {.device = options.device, .progress = options.progress, .precision = options.precision});
+  return permanent_gpu_sparse(task.matrix,
+                              {.device = options.device, .progress = options.progress, .precision = options.precision});
 #else
   (void)task;
   (void)options;

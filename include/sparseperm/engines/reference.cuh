@@ -16,13 +16,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "../numeric/error_bound.cuh"
-#include "../numeric/exact_integer.cuh"
-#include "../ryser/runtime_arithmetic.cuh"
 #include "../core/engine_error.cuh"
-#include "../ryser/gray_code.cuh"
 #include "../core/result.cuh"
 #include "../matrix/sparse_matrix.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/exact_integer.cuh"
+#include "../ryser/gray_code.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
 #include "engine.cuh"
 
 namespace sparseperm {
@@ -72,7 +72,8 @@ T brute_force(const sparse_matrix& matrix, long double* magnitude = nullptr) {
 
 // Long double Nijenhuis–Wilf Ryser: Σ (−1)^g Π x_g (before the factor ±2), with the values on their
 // row grids (error_bound.cuh) so that x is exact, and Σ|term| in `magnitude`.
-inline long double dense_ryser_sum(const sparse_matrix& matrix, const detail::row_grids<long double>& grids, long double& magnitude) {
+inline long double dense_ryser_sum(const sparse_matrix& matrix, const detail::row_grids<long double>& grids,
+                                   long double& magnitude) {
   const int n = matrix.n();
   if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
   const std::vector<double> a = matrix.dense();
@@ -135,7 +136,8 @@ inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
     sum += term_sign(g) * product();
   }
   const detail::int128 scale = detail::int128{1} << (n - 1);
-  if (sum % scale != 0) throw engine_error(engine_error::kind::failed, "dense Ryser: the exact sum is not divisible by 2^(n-1)");
+  if (sum % scale != 0)
+    throw engine_error(engine_error::kind::failed, "dense Ryser: the exact sum is not divisible by 2^(n-1)");
   return (n % 2 == 1 ? 1 : -1) * (sum / scale);
 }
 #endif
@@ -169,8 +171,8 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
   if (n > reference_ryser_max_n) {
-    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) +
-                                                          " exceeds the limit of engine 'reference' (n <= 26)");
+    throw engine_error(engine_error::kind::too_large,
+                       "n = " + std::to_string(n) + " exceeds the limit of engine 'reference' (n <= 26)");
   }
   permanent_result result;
   result.engine = engines::reference::name;
@@ -180,7 +182,8 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   result.plan = brute ? "brute force over all permutations" : "dense Nijenhuis-Wilf Ryser";
 #if SPARSEPERM_HAS_INT128
   if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
-    const detail::int128 exact = brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix);
+    const detail::int128 exact =
+        brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix);
     result.value = static_cast<double>(exact);
     result.permanent = detail::to_decimal(exact);
     result.exact = true;
@@ -198,7 +201,8 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
       for (int k = 2; k <= n; ++k) permutations *= k;
       // products of at most 10 doubles do not underflow long double; the conversion to double may
       const long double sums = (detail::gamma_of(n, unit) + detail::gamma_of(permutations + 1, unit)) * magnitude;
-      set_error_bound(result, (detail::round_up_to_double(sums) + detail::conversion_error_up(value)) * detail::bound_margin);
+      set_error_bound(result,
+                      (detail::round_up_to_double(sums) + detail::conversion_error_up(value)) * detail::bound_margin);
     } else {
       const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
       const long double sum = reference::dense_ryser_sum(matrix, grids, magnitude);
@@ -218,7 +222,8 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   return result;
 }
 
-
-inline permanent_result engines::reference::run(const engine_task& task, const compute_options&) { return permanent_reference(task.matrix); }
+inline permanent_result engines::reference::run(const engine_task& task, const compute_options&) {
+  return permanent_reference(task.matrix);
+}
 
 }  // namespace sparseperm

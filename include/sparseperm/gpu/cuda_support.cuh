@@ -16,7 +16,8 @@ namespace sparseperm::gpu {
 
 inline void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
-    throw engine_error(engine_error::kind::failed, std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
+    throw engine_error(engine_error::kind::failed,
+                       std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
   }
 }
 
@@ -33,11 +34,13 @@ inline int device_count() noexcept {
 // Selects `device`, or throws `unavailable` naming the engine and why.
 inline cudaDeviceProp select_device(int device, const std::string& engine) {
   const int count = device_count();
-  if (count == 0) throw engine_error(engine_error::kind::unavailable, "engine '" + engine + "' needs a CUDA device, and there is none");
-  if (device < 0 || device >= count) {
+  if (count == 0)
     throw engine_error(engine_error::kind::unavailable,
-                       "engine '" + engine + "': CUDA device " + std::to_string(device) + " does not exist (" +
-                           std::to_string(count) + " present)");
+                       "engine '" + engine + "' needs a CUDA device, and there is none");
+  if (device < 0 || device >= count) {
+    throw engine_error(engine_error::kind::unavailable, "engine '" + engine + "': CUDA device " +
+                                                            std::to_string(device) + " does not exist (" +
+                                                            std::to_string(count) + " present)");
   }
   check(cudaSetDevice(device), "cudaSetDevice");
   cudaDeviceProp properties{};
@@ -63,10 +66,12 @@ class device_buffer {
     if (count_ > 0) check(cudaMemset(data_, 0, count_ * sizeof(T)), "cudaMemset");
   }
   void upload(const T* host, std::size_t count) {
-    if (count > 0) check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+    if (count > 0)
+      check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to the device");
   }
   void download(T* host, std::size_t count) const {
-    if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
+    if (count > 0)
+      check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
   }
 
  private:

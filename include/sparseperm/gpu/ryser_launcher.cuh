@@ -14,12 +14,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "../numeric/accumulators.cuh"
-#include "../ryser/ryser_result.cuh"
-#include "../ryser/launch_parameters.cuh"
-#include "../numeric/arithmetic.cuh"
 #include "../core/progress.cuh"
 #include "../core/result.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../ryser/launch_parameters.cuh"
+#include "../ryser/ryser_result.cuh"
 #include "cuda_support.cuh"
 
 namespace sparseperm::gpu {
@@ -100,13 +100,14 @@ void run_ryser_kernel(permanent_result& result, Product start_term, const void* 
   result.plan += "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
   Sum* partial_data = partial.data();
   Value* global_data = global.data();
-  run_ryser_launches(result, result.n, start_term, threads, block, partial,
-                     [&](unsigned grid, const launch& work) {
-                       launch w = work;
-                       void* arguments[] = {&w, &partial_data, &global_data, &threads};
-                       check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
-                     },
-                     options, facts);
+  run_ryser_launches(
+      result, result.n, start_term, threads, block, partial,
+      [&](unsigned grid, const launch& work) {
+        launch w = work;
+        void* arguments[] = {&w, &partial_data, &global_data, &threads};
+        check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
+      },
+      options, facts);
 }
 
 }  // namespace sparseperm::gpu

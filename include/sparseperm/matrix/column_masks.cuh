@@ -43,8 +43,7 @@ constexpr column_masks make_column_masks(int n, const Pairs& entries) {
   column_masks masks;
   masks.n = n;
   for (const auto& [row, column] : entries) {
-    detail::expects(row >= 0 && row < n && column >= 0 && column < n,
-                    "make_column_masks: entry index out of range");
+    detail::expects(row >= 0 && row < n && column >= 0 && column < n, "make_column_masks: entry index out of range");
     masks.rows[column] |= std::uint64_t{1} << row;
   }
   return masks;

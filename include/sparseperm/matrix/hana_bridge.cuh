@@ -30,7 +30,7 @@ template <class Column>
 constexpr auto column_rows = rows_of(Column{});
 
 template <CompileTimeMatrix M>
-constexpr auto column_sizes =
-    hana::transform(pattern_columns<M>, [](auto column) { return hana::int_c<decltype(column)::type::size>; });
+constexpr auto column_sizes = hana::transform(pattern_columns<M>,
+                                              [](auto column) { return hana::int_c<decltype(column)::type::size>; });
 
 }  // namespace sparseperm::detail

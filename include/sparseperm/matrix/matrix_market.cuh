@@ -33,8 +33,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../numeric/decimal_rounding.cuh"
 #include "../detail/file_descriptor.cuh"
+#include "../numeric/decimal_rounding.cuh"
 #include "input_error.cuh"
 #include "sparse_matrix.cuh"
 
@@ -119,7 +119,8 @@ class matrix_market_parser {
 
   static std::string lower(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
   }
 
@@ -156,8 +157,10 @@ class matrix_market_parser {
     if (result.symmetry != "general" && result.symmetry != "symmetric" && result.symmetry != "skew-symmetric") {
       fail("unknown symmetry " + quoted(tokens_[4]) + " (expected 'general', 'symmetric' or 'skew-symmetric')");
     }
-    if (result.field == "pattern" && result.format == "array") fail("the 'pattern' field needs the 'coordinate' format");
-    if (result.field == "pattern" && result.symmetry == "skew-symmetric") fail("a 'pattern' matrix cannot be skew-symmetric");
+    if (result.field == "pattern" && result.format == "array")
+      fail("the 'pattern' field needs the 'coordinate' format");
+    if (result.field == "pattern" && result.symmetry == "skew-symmetric")
+      fail("a 'pattern' matrix cannot be skew-symmetric");
     symmetric_ = result.symmetry != "general";
     skew_ = result.symmetry == "skew-symmetric";
     field_ = result.field;
@@ -231,7 +234,8 @@ class matrix_market_parser {
       std::int64_t value = 0;
       const bool sign_ok = strip_plus(digits);
       const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (sign_ok && error == std::errc::result_out_of_range) fail("integer value " + quoted(token) + " is out of range");
+      if (sign_ok && error == std::errc::result_out_of_range)
+        fail("integer value " + quoted(token) + " is out of range");
       if (!sign_ok || error != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
         fail("value " + quoted(token) + " is not an integer (the field is 'integer')");
       }
@@ -312,9 +316,9 @@ class matrix_market_parser {
       if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
     }
     if (seen < declared_) {
-      fail(line_number_ > 0 ? line_number_ : 1,
-           "the file ends after " + std::to_string(seen) + " entries, but line " + std::to_string(result.size_line) +
-               " declares " + std::to_string(declared_));
+      fail(line_number_ > 0 ? line_number_ : 1, "the file ends after " + std::to_string(seen) + " entries, but line " +
+                                                    std::to_string(result.size_line) + " declares " +
+                                                    std::to_string(declared_));
     }
     std::sort(positions.begin(), positions.end());
     if (const auto twin = std::adjacent_find(positions.begin(), positions.end()); twin != positions.end()) {
@@ -353,7 +357,8 @@ class matrix_market_parser {
         fail("more values than the " + std::to_string(declared_) + " that the size on line " +
              std::to_string(result.size_line) + " implies");
       }
-      if (tokens_.size() != 1) fail("expected one value per line in the 'array' format, found " + std::to_string(tokens_.size()));
+      if (tokens_.size() != 1)
+        fail("expected one value per line in the 'array' format, found " + std::to_string(tokens_.size()));
       const double value = parse_value(tokens_[0]);
       ++seen;
       if (value == 0) {
@@ -389,7 +394,7 @@ class matrix_market_parser {
   bool skew_ = false;
   std::int64_t n_ = 0;
   std::int64_t declared_ = 0;
-  double rounding_ = 0;              // of the last value parsed
+  double rounding_ = 0;               // of the last value parsed
   std::vector<double> row_rounding_;  // per row, once a value rounded
   long first_rounded_line_ = 0;
 };
@@ -408,15 +413,18 @@ namespace detail {
 inline std::string read_matrix_market_text(const std::string& path) {
   const file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!file) {
-    throw input_error(path, 0, errno == ENOENT ? std::string("cannot open: no such file") : "cannot open: " + std::string(std::strerror(errno)));
+    throw input_error(path, 0,
+                      errno == ENOENT ? std::string("cannot open: no such file")
+                                      : "cannot open: " + std::string(std::strerror(errno)));
   }
   const int fd = file.get();
   struct stat status {};
   if (::fstat(fd, &status) != 0) throw input_error(path, 0, "cannot read: " + std::string(std::strerror(errno)));
   if (S_ISDIR(status.st_mode)) throw input_error(path, 0, "cannot read: it is a directory");
   if (S_ISREG(status.st_mode) && static_cast<std::uintmax_t>(status.st_size) > max_matrix_market_bytes) {
-    throw input_error(path, 0, "cannot read: the file has " + std::to_string(status.st_size) + " bytes, more than the limit of " +
-                                   std::to_string(max_matrix_market_bytes));
+    throw input_error(path, 0,
+                      "cannot read: the file has " + std::to_string(status.st_size) +
+                          " bytes, more than the limit of " + std::to_string(max_matrix_market_bytes));
   }
   std::string text;
   if (S_ISREG(status.st_mode)) text.reserve(static_cast<std::size_t>(status.st_size));
@@ -425,7 +433,8 @@ inline std::string read_matrix_market_text(const std::string& path) {
   for (;;) {
     const std::size_t before = text.size();
     if (before >= max_matrix_market_bytes + 1) {
-      throw input_error(path, 0, "cannot read: more than the limit of " + std::to_string(max_matrix_market_bytes) + " bytes");
+      throw input_error(path, 0,
+                        "cannot read: more than the limit of " + std::to_string(max_matrix_market_bytes) + " bytes");
     }
     text.resize(before + std::min<std::size_t>(piece, max_matrix_market_bytes + 1 - before));
     const ssize_t got = ::read(fd, text.data() + before, text.size() - before);

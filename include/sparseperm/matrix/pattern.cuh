@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "column_masks.cuh"
 #include "../core/config.cuh"
 #include "../detail/bits.cuh"
+#include "column_masks.cuh"
 
 namespace sparseperm {
 
@@ -66,7 +66,8 @@ struct pattern {
   static_assert(N >= 0, "sparseperm::pattern<N, Columns...>: N must be >= 0");
   static_assert(sizeof...(Columns) == static_cast<std::size_t>(N),
                 "sparseperm::pattern<N, Columns...>: a square matrix needs exactly N columns");
-  static_assert((detail::is_column<Columns> && ...), "sparseperm::pattern<N, Columns...>: every column must be a sparseperm::column");
+  static_assert((detail::is_column<Columns> && ...),
+                "sparseperm::pattern<N, Columns...>: every column must be a sparseperm::column");
   static_assert(((Columns::max_row < N) && ...), "sparseperm::pattern<N, Columns...>: a row index is not below N");
   static constexpr int n = N;
   static constexpr int nnz = (0 + ... + Columns::size);
@@ -82,10 +83,13 @@ inline constexpr bool is_pattern<pattern<N, Columns...>> = true;
 // A generated matrix: a named type with a `pattern` and its `values`, one per nonzero (an array of
 // one unused value when there are none).
 template <class M>
-concept CompileTimeMatrix =
-    requires { typename M::pattern; } && detail::is_pattern<typename M::pattern> && requires {
-      { M::values[0] } -> std::convertible_to<double>;
-    } && sizeof(M::values) / sizeof(M::values[0]) == static_cast<std::size_t>(M::pattern::nnz > 0 ? M::pattern::nnz : 1);
+concept CompileTimeMatrix = requires {
+  typename M::pattern;
+}
+&&detail::is_pattern<typename M::pattern>&& requires {
+  { M::values[0] } -> std::convertible_to<double>;
+}
+&&sizeof(M::values) / sizeof(M::values[0]) == static_cast<std::size_t>(M::pattern::nnz > 0 ? M::pattern::nnz : 1);
 
 // The pattern as constexpr CSC arrays (sizes at least 1, so that empty matrices still compile).
 template <int N, int NNZ>

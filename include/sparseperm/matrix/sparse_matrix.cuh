@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "column_masks.cuh"
 #include "../core/config.cuh"
+#include "column_masks.cuh"
 
 namespace sparseperm {
 
@@ -53,7 +53,8 @@ class sparse_matrix {
     for (const matrix_entry& e : entries) {
       ++m.column_start_[e.column + 1];
       ++m.row_start_[e.row + 1];
-      m.integer_values_ = m.integer_values_ && std::trunc(e.value) == e.value && std::fabs(e.value) <= max_exact_integer;
+      m.integer_values_ =
+          m.integer_values_ && std::trunc(e.value) == e.value && std::fabs(e.value) <= max_exact_integer;
     }
     std::partial_sum(m.column_start_.begin(), m.column_start_.end(), m.column_start_.begin());
     std::partial_sum(m.row_start_.begin(), m.row_start_.end(), m.row_start_.begin());
@@ -185,7 +186,8 @@ class sparse_matrix {
 
   // The same matrix: dimension, pattern and values (not what reading rounded on the way).
   friend bool operator==(const sparse_matrix& a, const sparse_matrix& b) {
-    return a.n_ == b.n_ && a.column_start_ == b.column_start_ && a.column_rows_ == b.column_rows_ && a.column_values_ == b.column_values_;
+    return a.n_ == b.n_ && a.column_start_ == b.column_start_ && a.column_rows_ == b.column_rows_ &&
+           a.column_values_ == b.column_values_;
   }
 
  private:
@@ -194,7 +196,8 @@ class sparse_matrix {
 
   void check_permutation(std::span<const int> order) const {
     std::vector<char> seen(n_, 0);
-    if (order.size() != static_cast<std::size_t>(n_)) throw std::invalid_argument("sparse_matrix: bad permutation size");
+    if (order.size() != static_cast<std::size_t>(n_))
+      throw std::invalid_argument("sparse_matrix: bad permutation size");
     for (int v : order) {
       if (v < 0 || v >= n_ || seen[v]) throw std::invalid_argument("sparse_matrix: not a permutation");
       seen[v] = 1;

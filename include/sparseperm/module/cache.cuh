@@ -37,9 +37,9 @@
 #include <string_view>
 #include <vector>
 
+#include "../core/engine_error.cuh"
 #include "../detail/file_descriptor.cuh"
 #include "../detail/sha256.cuh"
-#include "../core/engine_error.cuh"
 
 namespace sparseperm::detail {
 
@@ -67,7 +67,8 @@ inline void make_private_directories(const fs::path& dir) {
   fs::path built;
   for (const auto& part : fs::absolute(dir)) {
     built /= part;
-    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST) refuse_cache(built.string() + " cannot be created: " + error_text());
+    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST)
+      refuse_cache(built.string() + " cannot be created: " + error_text());
   }
 }
 
@@ -99,14 +100,16 @@ inline fs::path open_private_root(const std::string& dir) {
   const file_descriptor fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) refuse_cache("directory " + root.string() + " cannot be opened: " + error_text());
   struct stat status {};
-  if (::fstat(fd.get(), &status) != 0 || !S_ISDIR(status.st_mode)) refuse_cache("path " + root.string() + " is not a directory");
+  if (::fstat(fd.get(), &status) != 0 || !S_ISDIR(status.st_mode))
+    refuse_cache("path " + root.string() + " is not a directory");
   if (status.st_uid != ::geteuid()) {
     refuse_cache("directory " + root.string() + " belongs to another user (uid " + std::to_string(status.st_uid) +
                  "); set SPARSEPERM_CACHE to a directory of your own");
   }
   if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    refuse_cache("directory " + root.string() + " may be written by others (mode " + std::to_string((status.st_mode >> 6) & 7) +
-                 std::to_string((status.st_mode >> 3) & 7) + std::to_string(status.st_mode & 7) +
+    refuse_cache("directory " + root.string() + " may be written by others (mode " +
+                 std::to_string((status.st_mode >> 6) & 7) + std::to_string((status.st_mode >> 3) & 7) +
+                 std::to_string(status.st_mode & 7) +
                  "): what it holds cannot be trusted; remove it, or chmod 700 it if only you ever wrote to it");
   }
   if ((status.st_mode & 077) != 0 && ::fchmod(fd.get(), 0700) != 0) {
@@ -142,7 +145,8 @@ inline std::optional<std::string> read_private_file(const fs::path& path, std::u
 inline void write_new_file(const fs::path& path, std::string_view bytes) {
   const file_descriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) throw engine_error(engine_error::kind::failed, "cannot create " + path.string() + ": " + error_text());
-  if (!write_all(fd.get(), bytes)) throw engine_error(engine_error::kind::failed, "cannot write " + path.string() + ": " + error_text());
+  if (!write_all(fd.get(), bytes))
+    throw engine_error(engine_error::kind::failed, "cannot write " + path.string() + ": " + error_text());
 }
 
 inline std::string random_bytes(std::size_t count) {
@@ -151,7 +155,8 @@ inline std::string random_bytes(std::size_t count) {
   while (done < count) {
     const ssize_t got = ::getrandom(bytes.data() + done, count - done, 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw engine_error(engine_error::kind::failed, "no random bytes for the module cache's key: " + error_text());
+    if (got <= 0)
+      throw engine_error(engine_error::kind::failed, "no random bytes for the module cache's key: " + error_text());
     done += static_cast<std::size_t>(got);
   }
   return bytes;
@@ -171,7 +176,8 @@ inline std::string cache_key(const fs::path& root) {
         refuse_cache("key " + path.string() + " is not a private file of this user (remove it to make a new one)");
       }
       if (static_cast<std::size_t>(status.st_size) == cache_key_bytes) {
-        if (const auto key = read_private_file(path, cache_key_bytes); key && key->size() == cache_key_bytes) return *key;
+        if (const auto key = read_private_file(path, cache_key_bytes); key && key->size() == cache_key_bytes)
+          return *key;
       }
       ::unlink(path.c_str());  // a short key (an interrupted first run of an older version): replaced
       continue;
@@ -211,9 +217,11 @@ inline std::string seal_module(const std::string& key, const std::string& entry,
 }
 
 // The module of a sealed file whose MAC holds for `entry`; nothing otherwise.
-inline std::optional<std::string> unseal_module(const std::string& key, const std::string& entry, const fs::path& path) {
+inline std::optional<std::string> unseal_module(const std::string& key, const std::string& entry,
+                                                const fs::path& path) {
   const auto sealed = read_private_file(path, max_module_bytes);
-  if (!sealed || sealed->size() < sealed_magic.size() + 32 || sealed->compare(0, sealed_magic.size(), sealed_magic) != 0) {
+  if (!sealed || sealed->size() < sealed_magic.size() + 32 ||
+      sealed->compare(0, sealed_magic.size(), sealed_magic) != 0) {
     return std::nullopt;
   }
   sha256::digest recorded{};
@@ -228,7 +236,8 @@ class build_directory {
  public:
   explicit build_directory(const fs::path& root) {
     std::string name = (root / "build-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) refuse_cache("build directory cannot be created in " + root.string() + ": " + error_text());
+    if (::mkdtemp(name.data()) == nullptr)
+      refuse_cache("build directory cannot be created in " + root.string() + ": " + error_text());
     path_ = name;
   }
   ~build_directory() {

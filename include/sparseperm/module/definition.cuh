@@ -30,7 +30,8 @@ struct module_definition {
   static constexpr auto matrix() {
     constexpr const auto& a = constants_of<M>;
     module_matrix<M::pattern::n, M::pattern::nnz> m;
-    static_assert(sizeof m == module_matrix_bytes(M::pattern::n, M::pattern::nnz), "module_matrix: padding in the layout");
+    static_assert(sizeof m == module_matrix_bytes(M::pattern::n, M::pattern::nnz),
+                  "module_matrix: padding in the layout");
     for (int j = 0; j <= a.n; ++j) m.start[j] = a.start[j];
     for (int k = 0; k < a.nnz; ++k) m.rows[k] = a.rows[k], m.values[k] = a.values[k];
     return m;

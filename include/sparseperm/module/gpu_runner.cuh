@@ -4,7 +4,7 @@
 // module_info, and drives its kernel like any generated kernel (occupancy, Algorithm 2, CUDA events,
 // the host reduction).
 #if !defined(__CUDACC__)
-#  error "sparseperm/gpu/module_runner.cuh needs nvcc"
+#  error "sparseperm/module/gpu_runner.cuh needs nvcc"
 #endif
 
 #include <cuda_runtime.h>
@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "../numeric/accumulators.cuh"
-#include "../ryser/arithmetic_types.cuh"
-#include "module_info.cuh"
-#include "../numeric/arithmetic.cuh"
 #include "../core/result.cuh"
-#include "proof.cuh"
-#include "../matrix/sparse_matrix.cuh"
 #include "../gpu/cuda_support.cuh"
 #include "../gpu/ryser_launcher.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../ryser/arithmetic_types.cuh"
+#include "module_info.cuh"
+#include "proof.cuh"
 
 namespace sparseperm::gpu {
 
@@ -43,8 +43,8 @@ class loaded_library {
 // Runs the kernel module `image` (named `name` in errors) of `engine` for `matrix` in `requested`;
 // plan_text(info) is the engine's plan line.
 inline permanent_result run_module(const std::string& image, const std::string& name, const std::string& engine,
-                                   std::string (*plan_text)(const module_info&), const sparse_matrix& matrix, precision requested,
-                                   const launch_options& options) {
+                                   std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
+                                   precision requested, const launch_options& options) {
   select_device(options.device, engine);
   const loaded_library library(image, name);
   const auto global = [&](const char* symbol, std::size_t& bytes) {
@@ -58,11 +58,13 @@ inline permanent_result run_module(const std::string& image, const std::string& 
   std::size_t info_bytes = 0, matrix_bytes = 0;
   void* info_address = global("sparseperm_module", info_bytes);
   module_info info;
-  if (info_bytes != sizeof info) throw module_mismatch_error("the kernel module " + name + " was built by another sparseperm version");
+  if (info_bytes != sizeof info)
+    throw module_mismatch_error("the kernel module " + name + " was built by another sparseperm version");
   check(cudaMemcpy(&info, info_address, sizeof info, cudaMemcpyDeviceToHost), "reading the module's information");
   void* matrix_address = global("sparseperm_module_matrix", matrix_bytes);
   std::vector<char> exported(matrix_bytes);
-  check(cudaMemcpy(exported.data(), matrix_address, matrix_bytes, cudaMemcpyDeviceToHost), "reading the module's matrix");
+  check(cudaMemcpy(exported.data(), matrix_address, matrix_bytes, cudaMemcpyDeviceToHost),
+        "reading the module's matrix");
   sparseperm::detail::check_module(info, exported.data(), exported.size(), matrix, engine, requested, name);
   cudaKernel_t kernel{};
   check(cudaLibraryGetKernel(&kernel, library.get(), "sparseperm_module_kernel"), "cudaLibraryGetKernel");
@@ -79,7 +81,8 @@ inline permanent_result run_module(const std::string& image, const std::string& 
   sparseperm::detail::visit_module_arithmetic<false>(info, [&]<class Arith, class Sum>() {
     result.plan = plan_text(info) + "; " + Sum::description();
     run_ryser_kernel<Sum, typename Arith::value>(result, sparseperm::detail::module_start_term<Arith>(info), function,
-                                                 info.global_rows, options, sparseperm::detail::floating_facts_of(info));
+                                                 info.global_rows, options,
+                                                 sparseperm::detail::floating_facts_of(info));
   });
   return result;
 }

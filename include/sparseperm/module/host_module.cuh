@@ -20,14 +20,15 @@
 
 #include "definition.cuh"
 
-#define SPARSEPERM_HOST_MODULE(ENGINE, MATRIX) SPARSEPERM_HOST_MODULE_PRECISION(ENGINE, MATRIX, ::sparseperm::precision::automatic)
+#define SPARSEPERM_HOST_MODULE(ENGINE, MATRIX) \
+  SPARSEPERM_HOST_MODULE_PRECISION(ENGINE, MATRIX, ::sparseperm::precision::automatic)
 
-#define SPARSEPERM_HOST_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                            \
-  using sparseperm_host_definition = ::sparseperm::detail::module_definition<ENGINE, MATRIX, PRECISION>;     \
-  extern "C" void sparseperm_host_module_steps(std::uint64_t first, std::uint64_t end, void* sum) {           \
-    ENGINE::steps<sparseperm_host_definition::plan>(first, end, nullptr, 0,                                    \
-                                                    *static_cast<sparseperm_host_definition::sum*>(sum));      \
-  }                                                                                                            \
-  extern "C" const ::sparseperm::module_info sparseperm_host_module = sparseperm_host_definition::info();      \
-  extern "C" const decltype(sparseperm_host_definition::matrix()) sparseperm_host_module_matrix =            \
+#define SPARSEPERM_HOST_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                       \
+  using sparseperm_host_definition = ::sparseperm::detail::module_definition<ENGINE, MATRIX, PRECISION>;  \
+  extern "C" void sparseperm_host_module_steps(std::uint64_t first, std::uint64_t end, void* sum) {       \
+    ENGINE::steps<sparseperm_host_definition::plan>(first, end, nullptr, 0,                               \
+                                                    *static_cast<sparseperm_host_definition::sum*>(sum)); \
+  }                                                                                                       \
+  extern "C" const ::sparseperm::module_info sparseperm_host_module = sparseperm_host_definition::info(); \
+  extern "C" const decltype(sparseperm_host_definition::matrix()) sparseperm_host_module_matrix =         \
       sparseperm_host_definition::matrix();

@@ -27,8 +27,9 @@ namespace detail {
 // A whole run of a chunk loop steps(first, end, Sum&) that adds the steps [first, end) (first ≥ 1)
 // to the sum, on OpenMP threads; the step-0 term is start_term.
 template <class Sum, class Start, class Steps>
-permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nnz, const Start& start_term, const Steps& steps,
-                                 const host_run_options& options, const std::string& plan_text, const floating_run_facts& facts) {
+permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nnz, const Start& start_term,
+                                 const Steps& steps, const host_run_options& options, const std::string& plan_text,
+                                 const floating_run_facts& facts) {
   const auto start = std::chrono::steady_clock::now();
   permanent_result result;
   result.engine = std::string(engine);
@@ -40,8 +41,8 @@ permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nn
   host_chunking chunking;
   sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
   set_ryser_sum(result, n, sum, chunking.longest_chain(), facts);
-  result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" + std::to_string(highest_bit(chunking.chunk)) +
-                "; " + Sum::description();
+  result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
+                std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description();
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -59,8 +60,8 @@ permanent_result run_host_module_loop(const module_info& info, const std::string
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
     return result;
   }
-  return run_host_chunks<Sum>(module_engine(info), info.n, info.nnz, module_start_term<Arith>(info), steps, options, plan_text,
-                              floating_facts_of(info));
+  return run_host_chunks<Sum>(module_engine(info), info.n, info.nnz, module_start_term<Arith>(info), steps, options,
+                              plan_text, floating_facts_of(info));
 }
 
 }  // namespace detail

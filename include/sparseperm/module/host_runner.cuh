@@ -12,15 +12,15 @@
 #include <string>
 #include <string_view>
 
-#include "../detail/file_descriptor.cuh"
 #include "../core/engine_error.cuh"
+#include "../core/result.cuh"
+#include "../detail/file_descriptor.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "../ryser/ryser_plan.cuh"
 #include "host_run.cuh"
 #include "module_info.cuh"
-#include "../numeric/arithmetic.cuh"
-#include "../core/result.cuh"
-#include "../ryser/ryser_plan.cuh"
 #include "proof.cuh"
-#include "../matrix/sparse_matrix.cuh"
 
 namespace sparseperm {
 
@@ -29,7 +29,8 @@ class loaded_host_module {
   // `image`: the shared library's bytes; `name`: what errors call it.
   loaded_host_module(const std::string& image, const std::string& name) : name_(name) {
     const detail::file_descriptor memory(::memfd_create("sparseperm-module", MFD_CLOEXEC));
-    if (!memory || !detail::write_all(memory.get(), image)) fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
+    if (!memory || !detail::write_all(memory.get(), image))
+      fail("cannot hold the module " + name + " in memory: " + std::strerror(errno));
     const std::string path = "/proc/self/fd/" + std::to_string(memory.get());
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the mapping keeps what it needs once memory closes
     if (handle_ == nullptr) fail("cannot load the module " + name + ": " + last_error());
@@ -43,7 +44,8 @@ class loaded_host_module {
   void* symbol(const char* name) const {
     dlerror();
     void* address = dlsym(handle_, name);
-    if (address == nullptr) throw module_mismatch_error("the module " + name_ + " has no '" + name + "': " + last_error());
+    if (address == nullptr)
+      throw module_mismatch_error("the module " + name_ + " has no '" + name + "': " + last_error());
     return address;
   }
 
@@ -75,7 +77,8 @@ inline permanent_result run_host_module(const std::string& image, const std::str
   const auto steps = reinterpret_cast<steps_function>(module.symbol("sparseperm_host_module_steps"));
   return detail::visit_module_arithmetic<true>(info, [&]<class Arith, class Sum>() {
     return detail::run_host_module_loop<Arith, Sum>(
-        info, plan_text(info), [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); }, options);
+        info, plan_text(info), [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); },
+        options);
   });
 }
 

@@ -15,13 +15,13 @@
 //                            term, Hybrid's partition, whether the pattern is structurally singular
 //   sparseperm_module_matrix the matrix it was built from (module_matrix), which the loader checks
 #if !defined(__CUDACC__)
-#  error "sparseperm/module.cuh is device code: compile it with nvcc"
+#  error "sparseperm/module/kernel_module.cuh is device code: compile it with nvcc"
 #endif
 
 #include <cstdint>
 
-#include "definition.cuh"
 #include "../ryser/ryser_thread.cuh"
+#include "definition.cuh"
 
 namespace sparseperm::detail {
 
@@ -34,7 +34,8 @@ struct device_module : module_definition<Engine, M, P> {
   using typename base::plan;
   using typename base::sum;
   using typename base::value;
-  static_assert(!Engine::split_signs, "SPARSEPERM_MODULE: this engine builds host modules (SPARSEPERM_HOST_MODULE, host_module.cuh)");
+  static_assert(!Engine::split_signs,
+                "SPARSEPERM_MODULE: this engine builds host modules (SPARSEPERM_HOST_MODULE, host_module.cuh)");
 
   __device__ static void thread(launch work, sum* partial, value* global_x, std::uint64_t stride) {
     const auto steps = [&](std::uint64_t first, std::uint64_t end, std::uint64_t t, sum& s) {
@@ -63,16 +64,16 @@ __global__ void generated_kernel(launch work, typename detail::device_module<Eng
 
 }  // namespace sparseperm
 
-#define SPARSEPERM_MODULE(ENGINE, MATRIX) SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, ::sparseperm::precision::automatic)
+#define SPARSEPERM_MODULE(ENGINE, MATRIX) \
+  SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, ::sparseperm::precision::automatic)
 
-#define SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                                     \
-  using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>;           \
-  extern "C" __global__ void sparseperm_module_kernel(::sparseperm::launch work,                                  \
-                                                      sparseperm_module_definition::sum* partial,                 \
-                                                      sparseperm_module_definition::value* global_x,              \
-                                                      std::uint64_t stride) {                                      \
+#define SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                                    \
+  using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>;            \
+  extern "C" __global__ void sparseperm_module_kernel(                                                            \
+      ::sparseperm::launch work, sparseperm_module_definition::sum* partial,                                      \
+      sparseperm_module_definition::value* global_x, std::uint64_t stride) {                                      \
     sparseperm_module_definition::thread(work, partial, global_x, stride);                                        \
-  }                                                                                                                \
+  }                                                                                                               \
   extern "C" __device__ const ::sparseperm::module_info sparseperm_module = sparseperm_module_definition::info(); \
-  extern "C" __device__ const decltype(sparseperm_module_definition::matrix()) sparseperm_module_matrix =          \
+  extern "C" __device__ const decltype(sparseperm_module_definition::matrix()) sparseperm_module_matrix =         \
       sparseperm_module_definition::matrix();

@@ -9,9 +9,9 @@
 
 #include "../core/config.cuh"
 #include "../numeric/arithmetic.cuh"
+#include "../numeric/error_bound.cuh"
 #include "../ryser/arithmetic_types.cuh"
 #include "../ryser/ryser_result.cuh"
-#include "../numeric/error_bound.cuh"
 
 namespace sparseperm {
 
@@ -21,7 +21,7 @@ inline constexpr int module_engine_name_bytes = 24;
 struct module_info {
   std::int32_t version = 7;
   char engine[module_engine_name_bytes] = {};  // the engine's name (engines/catalog.cuh), NUL-terminated
-  std::int32_t precision = 0;         // the precision it was asked for (numeric/arithmetic.cuh), as an integer
+  std::int32_t precision = 0;                  // the precision it was asked for (numeric/arithmetic.cuh), as an integer
   std::int32_t n = 0;
   std::int32_t nnz = 0;
   std::int32_t arithmetic = 0;        // numeric/arithmetic.cuh's enum, as an integer
@@ -35,8 +35,8 @@ struct module_info {
   double start_value = 0;             // the step-0 term Π x_0 (double arithmetic)
   std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
   std::uint64_t start_low = 0;
-  double start_residues[16] = {};     // ... and its residues modulo the primes
-  detail::grid_rounding_facts grid;   // double arithmetic: the row grids' change and magnitudes (error bound)
+  double start_residues[16] = {};    // ... and its residues modulo the primes
+  detail::grid_rounding_facts grid;  // double arithmetic: the row grids' change and magnitudes (error bound)
 };
 
 // The matrix a module was compiled from, as it exports it (sparseperm_module_matrix and
@@ -57,7 +57,9 @@ constexpr std::size_t module_matrix_bytes(std::int64_t n, std::int64_t nnz) {
   return 8 * static_cast<std::size_t>(2 + (n + 1) + 2 * (nnz > 0 ? nnz : 1));
 }
 
-inline sparseperm::arithmetic module_arithmetic(const module_info& info) { return static_cast<sparseperm::arithmetic>(info.arithmetic); }
+inline sparseperm::arithmetic module_arithmetic(const module_info& info) {
+  return static_cast<sparseperm::arithmetic>(info.arithmetic);
+}
 
 inline bool module_is_exact(const module_info& info) { return is_exact(module_arithmetic(info)); }
 
@@ -77,7 +79,8 @@ inline __int128 exact_start_term(const module_info& info) {
 
 // The Gray loop: static blocks of 2^static_bits steps, or one switch a step.
 inline std::string gray_loop_text(int static_bits) {
-  return static_bits > 0 ? "Gray blocks of 2^" + std::to_string(static_bits) + " steps unrolled at compile time" : "one switch a Gray step";
+  return static_bits > 0 ? "Gray blocks of 2^" + std::to_string(static_bits) + " steps unrolled at compile time"
+                         : "one switch a Gray step";
 }
 
 namespace detail {
@@ -103,7 +106,8 @@ typename Arith::product module_start_term(const module_info& info) {
 inline floating_run_facts floating_facts_of(const module_info& info) {
   floating_run_facts facts;
   facts.grid = info.grid;
-  if (module_arithmetic(info) == arithmetic::compensated) facts.block = std::uint64_t{1} << (info.plain_run_bits > 0 ? info.plain_run_bits : 0);
+  if (module_arithmetic(info) == arithmetic::compensated)
+    facts.block = std::uint64_t{1} << (info.plain_run_bits > 0 ? info.plain_run_bits : 0);
   return facts;
 }
 

@@ -16,12 +16,12 @@ struct module_target {
 };
 
 struct pipeline_options {
-  module_target target;               // the engine whose module this is
-  std::string arch;                   // "sm_90"; the kernel's GPU architecture
-  std::string cache_dir;              // empty: module_cache.cuh's default_cache_dir()
-  std::string nvcc;                   // empty: $SPARSEPERM_NVCC, nvcc on PATH, /usr/local/cuda/bin/nvcc
-  std::string cxx;                    // cpu-cached's compiler; empty: $SPARSEPERM_CXX, g++ or c++ on PATH
-  std::string include_dir;            // empty: $SPARSEPERM_INCLUDE_DIR, beside the executable, this header's tree
+  module_target target;     // the engine whose module this is
+  std::string arch;         // "sm_90"; the kernel's GPU architecture
+  std::string cache_dir;    // empty: module_cache.cuh's default_cache_dir()
+  std::string nvcc;         // empty: $SPARSEPERM_NVCC, nvcc on PATH, /usr/local/cuda/bin/nvcc
+  std::string cxx;          // cpu-cached's compiler; empty: $SPARSEPERM_CXX, g++ or c++ on PATH
+  std::string include_dir;  // empty: $SPARSEPERM_INCLUDE_DIR, beside the executable, this header's tree
   sparseperm::precision precision = sparseperm::precision::automatic;  // the module's arithmetic
 };
 

@@ -41,17 +41,21 @@ namespace sparseperm {
 
 namespace detail {
 inline volatile std::sig_atomic_t interrupt_signal = 0;  // the signal interrupt_scope recorded, or 0
-inline int interrupt_scopes = 0;                           // scopes alive (in any thread), under interrupt_lock
+inline int interrupt_scopes = 0;                         // scopes alive (in any thread), under interrupt_lock
 inline std::mutex interrupt_lock;
 inline void record_interrupt(int signal) { interrupt_signal = signal; }
 }  // namespace detail
 
 inline const char* signal_name(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "a signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
   }
 }
 
@@ -186,7 +190,8 @@ inline int run_program(const std::vector<std::string>& argv, int output_fd) {
 // What argv prints (stdout and stderr, at most 1 MiB), and its exit code in `status`.
 inline std::string program_output(const std::vector<std::string>& argv, int* status = nullptr) {
   int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw engine_error(engine_error::kind::failed, "pipe: " + std::string(std::strerror(errno)));
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0)
+    throw engine_error(engine_error::kind::failed, "pipe: " + std::string(std::strerror(errno)));
   pid_t pid = 0;
   try {
     pid = detail::spawn_program(argv, pipe_ends[1]);

@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "../core/engine_error.cuh"
-#include "module_info.cuh"
-#include "../numeric/arithmetic.cuh"
 #include "../matrix/sparse_matrix.cuh"
+#include "../numeric/arithmetic.cuh"
+#include "module_info.cuh"
 
 namespace sparseperm {
 
@@ -32,14 +32,16 @@ inline std::optional<std::string> module_mismatch(const module_info& info, const
   if (module_engine(info) != engine) return "it is another engine's module";
   if (info.precision != static_cast<std::int32_t>(p)) return "it was built for another precision";
   const std::int64_t n = matrix.n(), nnz = matrix.nnz();
-  if (info.n != n || info.nnz != nnz || size != module_matrix_bytes(n, nnz)) return "it was built for a matrix of another size";
+  if (info.n != n || info.nnz != nnz || size != module_matrix_bytes(n, nnz))
+    return "it was built for a matrix of another size";
   const auto word = [&](std::size_t k) {
     std::int64_t w;
     std::memcpy(&w, static_cast<const char*>(bytes) + 8 * k, 8);
     return w;
   };
   if (word(0) != n || word(1) != nnz) return "it was built for a matrix of another size";
-  const std::size_t starts = 2, rows = starts + static_cast<std::size_t>(n) + 1, values = rows + static_cast<std::size_t>(nnz > 0 ? nnz : 1);
+  const std::size_t starts = 2, rows = starts + static_cast<std::size_t>(n) + 1,
+                    values = rows + static_cast<std::size_t>(nnz > 0 ? nnz : 1);
   std::int64_t at = 0;
   for (int j = 0; j < n; ++j) {
     if (word(starts + static_cast<std::size_t>(j)) != at) return "it was built for another pattern";
@@ -59,7 +61,8 @@ inline std::optional<std::string> module_mismatch(const module_info& info, const
 // Throws module_mismatch_error naming `where` when the module is not the one meant.
 inline void check_module(const module_info& info, const void* bytes, std::size_t size, const sparse_matrix& matrix,
                          std::string_view engine, precision p, const std::string& where) {
-  if (info.version != module_info{}.version) throw module_mismatch_error("the module " + where + " was built by another sparseperm version");
+  if (info.version != module_info{}.version)
+    throw module_mismatch_error("the module " + where + " was built by another sparseperm version");
   if (const auto why = module_mismatch(info, bytes, size, matrix, engine, p)) {
     throw module_mismatch_error("the module " + where + " is not this matrix's: " + *why);
   }

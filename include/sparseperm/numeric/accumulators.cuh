@@ -45,7 +45,9 @@ struct plain_sum {
   }
   SPARSEPERM_HOST_DEVICE double value() const { return sum; }
   template <class F>
-  void for_each_part(F f) const { f(sum); }
+  void for_each_part(F f) const {
+    f(sum);
+  }
   static constexpr bool compensated = false;
   static std::string description() { return "double, plain sums"; }
 };
@@ -161,7 +163,8 @@ template <>
 struct block_partial<sign_split_sum<compensated_sum>> {
   static constexpr bool separate = true;
   using type = sign_split_sum<plain_sum>;
-  SPARSEPERM_HOST_DEVICE static void absorb(sign_split_sum<compensated_sum>& total, const sign_split_sum<plain_sum>& part) {
+  SPARSEPERM_HOST_DEVICE static void absorb(sign_split_sum<compensated_sum>& total,
+                                            const sign_split_sum<plain_sum>& part) {
     block_partial<compensated_sum>::absorb(total.parts[0], part.parts[0]);
     block_partial<compensated_sum>::absorb(total.parts[1], part.parts[1]);
   }

@@ -26,10 +26,14 @@ enum class precision { automatic, double_sums, compensated, exact };
 
 inline constexpr std::string_view precision_name(precision p) {
   switch (p) {
-    case precision::double_sums: return "double";
-    case precision::compensated: return "compensated";
-    case precision::exact: return "exact";
-    default: return "auto";
+    case precision::double_sums:
+      return "double";
+    case precision::compensated:
+      return "compensated";
+    case precision::exact:
+      return "exact";
+    default:
+      return "auto";
   }
 }
 

@@ -18,7 +18,9 @@ namespace sparseperm::detail {
 class big_integer {
  public:
   big_integer() = default;
-  big_integer(long long v) { assign_magnitude(v < 0, v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v)); }
+  big_integer(long long v) {
+    assign_magnitude(v < 0, v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v));
+  }
 #if SPARSEPERM_HAS_INT128
   big_integer(__int128 v) {
     const bool negative = v < 0;
@@ -43,7 +45,8 @@ class big_integer {
   bool is_zero() const noexcept { return limbs_.empty(); }
   bool negative() const noexcept { return negative_; }
   std::size_t bits() const noexcept {
-    return limbs_.empty() ? 0 : 32 * (limbs_.size() - 1) + (32 - static_cast<std::size_t>(__builtin_clz(limbs_.back())));
+    return limbs_.empty() ? 0
+                          : 32 * (limbs_.size() - 1) + (32 - static_cast<std::size_t>(__builtin_clz(limbs_.back())));
   }
 
   big_integer& operator+=(const big_integer& other) {
@@ -149,7 +152,8 @@ class big_integer {
     while (!a.empty() && a.back() == 0) a.pop_back();
   }
 
-  static std::vector<std::uint32_t> multiply_magnitudes(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  static std::vector<std::uint32_t> multiply_magnitudes(const std::vector<std::uint32_t>& a,
+                                                        const std::vector<std::uint32_t>& b) {
     std::vector<std::uint32_t> result(a.size() + b.size(), 0);
     for (std::size_t i = 0; i < a.size(); ++i) {
       std::uint64_t carry = 0;

@@ -112,12 +112,13 @@ inline std::optional<bool> same_both_ways(std::string_view text) {
 inline bool is_exactly(std::uint64_t significand, long long exponent, double value) {
   const double magnitude = std::fabs(value);
   if (exponent >= 0) {
-    if (exponent >= 23) return false;  // 5^23 > 2^53: the odd part is too long
+    if (exponent >= 23) return false;     // 5^23 > 2^53: the odd part is too long
     unsigned __int128 odd = significand;  // below 10^19 · 5^22 < 2^128
     for (long long k = 0; k < exponent; ++k) odd *= 5;
     int twos = static_cast<int>(exponent);
     while ((odd & 1) == 0) odd >>= 1, ++twos;  // a product past 2^64 may still be a double: 4444444444444442624 · 10
-    return odd < (std::uint64_t{1} << 53) && std::ldexp(static_cast<double>(static_cast<std::uint64_t>(odd)), twos) == magnitude;
+    return odd < (std::uint64_t{1} << 53) &&
+           std::ldexp(static_cast<double>(static_cast<std::uint64_t>(odd)), twos) == magnitude;
   }
   const long long fives = -exponent;
   if (fives > 27) return false;  // 5^28 > 2^64 > significand: 5^−q cannot divide it
@@ -127,7 +128,8 @@ inline bool is_exactly(std::uint64_t significand, long long exponent, double val
   std::uint64_t odd = significand / power;
   long long twos = exponent;
   while ((odd & 1) == 0) odd >>= 1, ++twos;
-  return odd < (std::uint64_t{1} << 53) && twos >= -1074 && std::ldexp(static_cast<double>(odd), static_cast<int>(twos)) == magnitude;
+  return odd < (std::uint64_t{1} << 53) && twos >= -1074 &&
+         std::ldexp(static_cast<double>(odd), static_cast<int>(twos)) == magnitude;
 }
 
 // 0 when `value` is exactly the number `text` writes; else a bound on the relative rounding.
@@ -149,7 +151,7 @@ inline double decimal_rounding(std::string_view text, double value) {
   if (exact) return 0;
   const double magnitude = std::fabs(value);
   if (magnitude >= 0x1p-1022) return 0x1p-53;
-  if (magnitude == 0) return 1;  // a nonzero written, zero held (readers refuse that underflow first)
+  if (magnitude == 0) return 1;                    // a nonzero written, zero held (readers refuse that underflow first)
   const double k = magnitude * 0x1p1022 * 0x1p52;  // an integer ≥ 1: the value's multiple of 2^−1074
   return 1 / (2 * k - 1) * bound_margin;
 }

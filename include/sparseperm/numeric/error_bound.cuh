@@ -167,12 +167,12 @@ inline double grid_perturbation_bound(const grid_rounding_facts& f, double value
 
 // How a floating Ryser run summed its terms.
 struct floating_sum_report {
-  double sum = 0;                // Σ (−1)^g Π x_g, reduced exactly then rounded once
-  double magnitude = 0;          // Σ |Π x_g| as computed (step 0 included)
-  std::uint64_t chain = 1;       // the most additions into one accumulator before an exact reduction
-  std::uint64_t block = 1;       // compensated: terms summed plainly before each TwoSum
+  double sum = 0;           // Σ (−1)^g Π x_g, reduced exactly then rounded once
+  double magnitude = 0;     // Σ |Π x_g| as computed (step 0 included)
+  std::uint64_t chain = 1;  // the most additions into one accumulator before an exact reduction
+  std::uint64_t block = 1;  // compensated: terms summed plainly before each TwoSum
   bool compensated = false;
-  double unit = 0x1p-53;         // the arithmetic's unit roundoff
+  double unit = 0x1p-53;  // the arithmetic's unit roundoff
 };
 
 // A bound on |Σ̂ − Σ| over Ã for a run of an n×n matrix (before the Nijenhuis–Wilf factor ±2).
@@ -182,7 +182,8 @@ inline double ryser_sum_bound(int n, const floating_sum_report& r, const grid_ro
   const double chain = static_cast<double>(r.chain);
   // the computed Σ|t̂| is short of the true one by at most γ_L, and |t| ≤ |t̂|(1 + γ_(n−1))
   const double magnitude = r.magnitude * (1 + gamma_of(chain + 2, u)) * (1 + gamma_of(n, u));
-  const double sums = r.compensated ? gamma_of(static_cast<double>(r.block) + 1, u) + 2 * gamma_of(chain + 2, u) * gamma_of(chain + 2, u)
+  const double sums = r.compensated ? gamma_of(static_cast<double>(r.block) + 1, u) +
+                                          2 * gamma_of(chain + 2, u) * gamma_of(chain + 2, u)
                                     : gamma_of(chain + 2, u);
   const double products = gamma_of(n, u);
   return ((products + sums + 8 * u) * magnitude + 2 * u * std::fabs(r.sum) + f.underflow) * bound_margin;

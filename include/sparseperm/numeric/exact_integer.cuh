@@ -19,7 +19,8 @@ inline std::string to_decimal(int128 value) {
   if (value == 0) return "0";
   const bool negative = value < 0;
   // Work on the magnitude as unsigned so that the most negative value is handled too.
-  unsigned __int128 magnitude = negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
+  unsigned __int128 magnitude =
+      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
   std::string digits;
   while (magnitude != 0) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));

@@ -35,7 +35,7 @@ SPARSEPERM_GLOBAL_CONSTANT double modular_primes[modular_prime_count] = {
     33554393, 33554383, 33554371, 33554347, 33554341, 33554317, 33554291, 33554273,
     33554267, 33554249, 33554239, 33554221, 33554201, 33554167, 33554159, 33554137};
 // Every residue operand is below 2^24 + p (x: its row sum bound; residues: p/2 + 1).
-inline constexpr double modular_max_x = 16777216.0;  // 2^24: rows with a larger Σ|a_ij| are refused
+inline constexpr double modular_max_x = 16777216.0;         // 2^24: rows with a larger Σ|a_ij| are refused
 inline constexpr double modular_bits_per_prime = 24.99999;  // log2 of the smallest prime, rounded down
 
 struct modulus {
@@ -139,7 +139,8 @@ struct residue_sum {
   SPARSEPERM_HOST_DEVICE void add(const residues<K>& t) { add_signed(t, false); }
   SPARSEPERM_HOST_DEVICE void merge(const residue_sum& other) {
     SPARSEPERM_UNROLL
-    for (int k = 0; k < K; ++k) s[k] = reduce(s[k] + reduce(other.s[k], modulus_of(modular_primes[k])), modulus_of(modular_primes[k]));
+    for (int k = 0; k < K; ++k)
+      s[k] = reduce(s[k] + reduce(other.s[k], modulus_of(modular_primes[k])), modulus_of(modular_primes[k]));
   }
   SPARSEPERM_HOST_DEVICE void reduce_all() {
     SPARSEPERM_UNROLL

@@ -45,7 +45,8 @@ class product_bound {
       b *= upper_;
       return b.magnitude_up();
     }
-    scaled_double b(std::fabs(value.mantissa()) / (1 - g_blocks) * (relative_ + g_factor * (1 + relative_) + g_blocks) * bound_margin);
+    scaled_double b(std::fabs(value.mantissa()) / (1 - g_blocks) * (relative_ + g_factor * (1 + relative_) + g_blocks) *
+                    bound_margin);
     b.scale(value.exponent());
     return b.magnitude_up();
   }

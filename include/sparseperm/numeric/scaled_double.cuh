@@ -57,7 +57,8 @@ class scaled_double {
     if (exponent_ > 1024) return std::numeric_limits<double>::infinity();
     if (exponent_ < -1073) return std::numeric_limits<double>::denorm_min();
     const double d = std::ldexp(m, static_cast<int>(exponent_));
-    if (std::ldexp(d, static_cast<int>(-exponent_)) < m) return std::nextafter(d, std::numeric_limits<double>::infinity());
+    if (std::ldexp(d, static_cast<int>(-exponent_)) < m)
+      return std::nextafter(d, std::numeric_limits<double>::infinity());
     return d;
   }
 

@@ -102,7 +102,8 @@ decltype(auto) visit_arithmetic(const arithmetic_choice& choice, F&& f) {
         if constexpr (A == arithmetic::residues) {
           if (choice.primes < 1 || choice.primes > modular_prime_count) {
             throw engine_error(engine_error::kind::failed, "residue arithmetic with " + std::to_string(choice.primes) +
-                                                               " primes (1 to " + std::to_string(modular_prime_count) + ")");
+                                                               " primes (1 to " + std::to_string(modular_prime_count) +
+                                                               ")");
           }
           return with_value_in<PrimeCounts>(choice.primes, [&]<int K>() -> decltype(auto) {
             if constexpr (K == 0) {

@@ -24,18 +24,18 @@
 #include <utility>
 
 #include "../core/config.cuh"
-#include "../numeric/accumulators.cuh"
 #include "../detail/bits.cuh"
-#include "gray_steps.cuh"
-#include "register_steps.cuh"
-#include "../numeric/residue_products.cuh"
-#include "ryser_thread.cuh"
-#include "split_rows.cuh"
 #include "../detail/unroll.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/residue_products.cuh"
 #include "gray_code.cuh"
+#include "gray_steps.cuh"
 #include "launch_parameters.cuh"
 #include "ordering.cuh"
+#include "register_steps.cuh"
 #include "ryser_plan.cuh"
+#include "ryser_thread.cuh"
+#include "split_rows.cuh"
 
 namespace sparseperm {
 
@@ -61,12 +61,14 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
     }
   }
   static constexpr cached_options options =
-      OnHost ? cached_options_on_host : cached_options{.max_static_bits = static_bits_limit(), .registers_per_value = 2};
+      OnHost ? cached_options_on_host
+             : cached_options{.max_static_bits = static_bits_limit(), .registers_per_value = 2};
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
   static constexpr int global_rows = base::n - k;
-  static_assert(b >= 0 && b <= 10, "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
+  static_assert(b >= 0 && b <= 10,
+                "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
   // Residue arithmetic: the levels below c multiply exactly in plain FP64, c the largest ≤ b with
   // 2^(c−1)·Π_{i<r(c)} R_i < 2^53 − 2^27, so that half of a sub-block's 2^c terms sums exactly too
@@ -76,8 +78,9 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
       return 0;
     } else {
       int c = 0;
-      while (c < b && static_cast<double>(std::uint64_t{1} << c) * detail::rows_bound<base>(0, layout.level_rows[c + 1]) <
-                          detail::modular_exact_limit) {
+      while (c < b &&
+             static_cast<double>(std::uint64_t{1} << c) * detail::rows_bound<base>(0, layout.level_rows[c + 1]) <
+                 detail::modular_exact_limit) {
         ++c;
       }
       return c;
@@ -121,7 +124,8 @@ struct cached_agent {
   Sum& sum;
 
   // The state is set by run(): nothing is initialised twice.
-  SPARSEPERM_HOST_DEVICE cached_agent(value* global_x, std::uint64_t rows_stride, Sum& s) : gx(global_x), stride(rows_stride), sum(s) {}
+  SPARSEPERM_HOST_DEVICE cached_agent(value* global_x, std::uint64_t rows_stride, Sum& s)
+      : gx(global_x), stride(rows_stride), sum(s) {}
 
   // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product top_level(std::uint64_t rows_stride) const {
@@ -204,7 +208,8 @@ struct cached_agent {
 
   // Steps 1..B−1 of a block; in floating point step 1, then the pairs (2, 3), (4, 5), .., (B−2, B−1).
   template <class Acc, int... S>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_block(bool odd_block, Acc& acc, std::integer_sequence<int, S...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_block(bool odd_block, Acc& acc,
+                                                                  std::integer_sequence<int, S...>) {
     if constexpr (std::is_floating_point_v<product> && b >= 2) {
       static_step<1>(odd_block, acc);
       static_pairs(odd_block, acc, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
@@ -214,7 +219,8 @@ struct cached_agent {
   }
 
   template <class Acc, int... I>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pairs(bool odd_block, Acc& acc, std::integer_sequence<int, I...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pairs(bool odd_block, Acc& acc,
+                                                                  std::integer_sequence<int, I...>) {
     (static_pair<2 * I + 2>(odd_block, acc), ...);
   }
 
@@ -237,7 +243,8 @@ struct cached_agent {
   }
 
   template <int First, int... I>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pairs(bool odd_block, double (&half)[2], std::integer_sequence<int, I...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pairs(bool odd_block, double (&half)[2],
+                                                                 std::integer_sequence<int, I...>) {
     (exact_pair<First, 2 * I + 2>(odd_block, half), ...);
   }
 
@@ -293,7 +300,8 @@ struct cached_agent {
   // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void runtime_step(int j, bool inclusion, bool odd) {
     const value sign = inclusion ? value{1} : value{-1};
-    static_dispatch<Plan::n - 1>(j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
+    static_dispatch<Plan::n - 1>(
+        j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
     rebuild_all_levels(unhoisted(stride));
     sum.add_signed(current_term(), odd);
   }

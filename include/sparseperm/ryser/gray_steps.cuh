@@ -19,8 +19,8 @@
 #include <cstdint>
 
 #include "../core/config.cuh"
-#include "gray_code.cuh"
 #include "../detail/bits.cuh"
+#include "gray_code.cuh"
 
 namespace sparseperm::detail {
 
@@ -32,8 +32,8 @@ SPARSEPERM_HOST_DEVICE inline void for_each_gray_step(std::uint64_t first, std::
   while (g < end) {
     const std::uint64_t base = g - 1;
     const std::uint64_t lowest = base & (~base + 1);
-    const std::uint64_t run = lowest == 0 || lowest > max_run ? max_run : lowest;  // P
-    const std::uint64_t run_end = end - base < run ? end : base + run;             // steps l < P
+    const std::uint64_t run = lowest == 0 || lowest > max_run ? max_run : lowest;   // P
+    const std::uint64_t run_end = end - base < run ? end : base + run;              // steps l < P
     const std::uint32_t offset = static_cast<std::uint32_t>(base & (2 * run - 1));  // base mod 2P
     const std::uint32_t stop = offset + static_cast<std::uint32_t>(run_end - base);
     for (std::uint32_t l = offset + 1; l != stop; ++l) {
@@ -64,7 +64,8 @@ SPARSEPERM_HOST_DEVICE inline constexpr Value static_step_sign([[maybe_unused]] 
 // block, step(column, inclusion, odd) for the others (the blocks' steps 0, and ranges that do not
 // start on a block). Bits = 0: for_each_gray_step.
 template <int Bits, class Block, class Step>
-SPARSEPERM_HOST_DEVICE inline void for_each_gray_block(std::uint64_t first, std::uint64_t end, Block&& block, Step&& step) {
+SPARSEPERM_HOST_DEVICE inline void for_each_gray_block(std::uint64_t first, std::uint64_t end, Block&& block,
+                                                       Step&& step) {
   if constexpr (Bits == 0) {
     for_each_gray_step(first, end, step);
   } else {

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "gray_code.cuh"
 #include "../core/progress.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
+#include "gray_code.cuh"
 
 namespace sparseperm::detail {
 
@@ -35,7 +35,8 @@ inline host_chunking plan_host_chunks(int n, int threads) {
 
 // Σ_{g ≥ 1} of the steps' terms, reduced in chunk order into `sum` (which holds step 0's term).
 template <class Sum, class Steps>
-void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps& steps, Sum& sum, host_chunking& chunking) {
+void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps& steps, Sum& sum,
+                     host_chunking& chunking) {
   chunking = plan_host_chunks(n, threads);
   const std::uint64_t chunk = chunking.chunk;
   std::vector<Sum> partial(static_cast<std::size_t>(chunking.chunks));

@@ -22,17 +22,17 @@
 #include <utility>
 
 #include "../core/config.cuh"
-#include "../numeric/accumulators.cuh"
 #include "../detail/bits.cuh"
-#include "gray_steps.cuh"
-#include "register_steps.cuh"
-#include "ryser_thread.cuh"
-#include "split_rows.cuh"
 #include "../detail/unroll.cuh"
+#include "../numeric/accumulators.cuh"
 #include "gray_code.cuh"
+#include "gray_steps.cuh"
 #include "launch_parameters.cuh"
 #include "ordering.cuh"
+#include "register_steps.cuh"
 #include "ryser_plan.cuh"
+#include "ryser_thread.cuh"
+#include "split_rows.cuh"
 
 namespace sparseperm {
 
@@ -41,15 +41,14 @@ template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
 struct hybrid_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
   static constexpr register_partition partition = partition_rows(base::ordered_masks);
-  static constexpr int k = partition.register_rows;            // rows [0, k) in registers
-  static constexpr int c = partition.last_register_column;     // columns [0, c] touch register rows only
+  static constexpr int k = partition.register_rows;         // rows [0, k) in registers
+  static constexpr int c = partition.last_register_column;  // columns [0, c] touch register rows only
   static constexpr int global_rows = base::n - k;
   static constexpr int u = detail::unrolled_gray_bits<Arith>(base::n, c + 1, StaticBits);  // static blocks of 2^u steps
   // r(m), m = 0..u: one past the highest row the columns [0, m) touch (a row prefix, Algorithm 3)
   static constexpr detail::staircase staircase = detail::staircase_of(base::ordered_masks);
   static_assert(staircase.rows[u] <= k, "hybrid_plan: the static blocks' columns must touch register rows only");
 };
-
 
 namespace detail {
 
@@ -60,8 +59,8 @@ namespace detail {
 // register rows took k − 1 multiplications (the permanent ordering at work). Exact arithmetic keeps
 // one product (residues multiply in exact runs across the levels, residue_products.cuh).
 template <class Plan, int M = 0>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybrid_term(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                                                        typename Plan::product cached) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybrid_term(
+    const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::product cached) {
   constexpr int k = Plan::k;
   if constexpr (!std::is_floating_point_v<typename Plan::product>) {
     return register_product<Plan, 0, k>(reg) * cached;
@@ -70,13 +69,15 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybr
   } else if constexpr (Plan::staircase.rows[M] == Plan::staircase.rows[M + 1]) {
     return hybrid_term<Plan, M + 1>(reg, cached);
   } else {
-    return register_product<Plan, Plan::staircase.rows[M], Plan::staircase.rows[M + 1]>(reg) * hybrid_term<Plan, M + 1>(reg, cached);
+    return register_product<Plan, Plan::staircase.rows[M], Plan::staircase.rows[M + 1]>(reg) *
+           hybrid_term<Plan, M + 1>(reg, cached);
   }
 }
 
 // Π x[0, r(1)): the rows column 0 touches.
 template <class Plan>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybrid_level_zero(const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybrid_level_zero(
+    const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1]) {
   return register_product<Plan, 0, Plan::staircase.rows[1]>(reg);
 }
 
@@ -85,8 +86,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybr
 // adds (L_1·…·cached)·(L_0(S) − L_0(S + 1)) with magnitude |L_1·…|·(|L_0(S)| + |L_0(S + 1)|): a
 // multiplication and an addition saved a pair (the error bound's γ_n·Σ|t| covers the difference).
 template <class Plan, class Acc>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void hybrid_static_block(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                                              typename Plan::product cached, bool odd_block, Acc& acc) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void hybrid_static_block(
+    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::product cached, bool odd_block, Acc& acc) {
   constexpr int u = Plan::u;
   if constexpr (std::is_floating_point_v<typename Plan::product> && u >= 2) {
     static_flip<Plan, u, 1>(reg, odd_block);
@@ -101,7 +102,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void hybrid_static_block(ty
       acc.add_factored(rest, even - odd, std::fabs(even) + std::fabs(odd));
     });
   } else {
-    static_register_block<Plan, u>(reg, odd_block, [&](auto s) { acc.add_signed(hybrid_term<Plan>(reg, cached), (decltype(s)::value & 1) != 0); });
+    static_register_block<Plan, u>(
+        reg, odd_block, [&](auto s) { acc.add_signed(hybrid_term<Plan>(reg, cached), (decltype(s)::value & 1) != 0); });
   }
 }
 
@@ -126,7 +128,8 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
         first, end, [&](bool odd_block) { detail::hybrid_static_block<Plan>(reg, cached, odd_block, acc); },
         [&](int j, bool inclusion, bool odd) {
           const value sign = inclusion ? value{1} : value{-1};
-          detail::static_dispatch<n - 1>(j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
+          detail::static_dispatch<n - 1>(
+              j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
           // One copy of the reload, after the dispatch, rather than one in every branch above c.
           if (j > c) {
             cached = detail::global_rows_product<Plan, 0, g>(gx, detail::unhoisted(stride));

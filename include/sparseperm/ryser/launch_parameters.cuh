@@ -22,7 +22,7 @@ struct launch {
   std::uint64_t first_step = 0;  // thread t starts at first_step + t·chunk
   std::uint64_t chunk = 0;       // steps per thread, a power of two
   std::uint64_t threads = 0;
-  std::uint64_t end_step = 0;    // one past the last step of the launch
+  std::uint64_t end_step = 0;  // one past the last step of the launch
 
   SPARSEPERM_HOST_DEVICE constexpr std::uint64_t thread_first(std::uint64_t t) const { return first_step + t * chunk; }
   SPARSEPERM_HOST_DEVICE constexpr std::uint64_t thread_end(std::uint64_t t) const {

@@ -6,11 +6,11 @@
 namespace sparseperm {
 
 struct device_model {
-  int multiprocessors = 132;           // H100 SXM
+  int multiprocessors = 132;  // H100 SXM
   int registers_per_sm = 65536;
   int max_threads_per_sm = 2048;
   int max_registers_per_thread = 255;
-  int register_granularity = 256;      // registers are allocated per warp in units of 256
+  int register_granularity = 256;  // registers are allocated per warp in units of 256
   int warp_size = 32;
 };
 

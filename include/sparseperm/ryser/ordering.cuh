@@ -15,10 +15,10 @@
 // Column n−1 of the result is the one Nijenhuis–Wilf never flips (it is folded into x_0).
 #include <cstdint>
 
-#include "../matrix/column_masks.cuh"
 #include "../core/config.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/precondition.cuh"
+#include "../matrix/column_masks.cuh"
 #include "gray_code.cuh"
 #include "occupancy.cuh"
 
@@ -121,12 +121,12 @@ struct partition_options {
 };
 
 struct register_partition {
-  int register_rows = 0;              // k: rows [0, k) of x in registers, rows [k, n) in global memory
-  int last_register_column = -1;      // c: the columns [0, c] touch register rows only
-  double register_step_share = 0;     // share of Gray steps that flip a column ≤ c
-  int registers_per_thread = 0;       // the estimate behind threads_per_sm
+  int register_rows = 0;           // k: rows [0, k) of x in registers, rows [k, n) in global memory
+  int last_register_column = -1;   // c: the columns [0, c] touch register rows only
+  double register_step_share = 0;  // share of Gray steps that flip a column ≤ c
+  int registers_per_thread = 0;    // the estimate behind threads_per_sm
   int threads_per_sm = 0;
-  double score = 0;                   // threads_per_sm / estimated cost of a step: higher is better
+  double score = 0;  // threads_per_sm / estimated cost of a step: higher is better
 };
 
 // Algorithm 4: for each prefix [0, c] of the flipped columns, keep in registers the rows that prefix
@@ -173,16 +173,16 @@ SPARSEPERM_HOST_DEVICE constexpr register_partition partition_rows(const column_
 // multiplications per B steps. Rows at or above r(b) change only on those steps, so the rows
 // [k, n), k ≥ r(b), may live in global memory for the price of loading them there.
 struct cached_options {
-  int max_static_bits = 6;            // B ≤ 64 unrolled steps: code size and compile time stay small
+  int max_static_bits = 6;  // B ≤ 64 unrolled steps: code size and compile time stay small
   int registers_per_value = 2;
-  int base_registers = 28;            // counters, addresses, the sum, the dispatch
-  int saturating_threads = 512;       // resident threads per SM beyond which FP64 throughput no longer grows
-  double step_overhead = 2;           // a static step besides its FP64 work: the term's sign and sum
-  double dispatch_cost = 30;          // a run-time step: Gray arithmetic, the switch, the branch back
-  double global_cost = 4;             // one global load or update, in FP64 operations
+  int base_registers = 28;       // counters, addresses, the sum, the dispatch
+  int saturating_threads = 512;  // resident threads per SM beyond which FP64 throughput no longer grows
+  double step_overhead = 2;      // a static step besides its FP64 work: the term's sign and sum
+  double dispatch_cost = 30;     // a run-time step: Gray arithmetic, the switch, the branch back
+  double global_cost = 4;        // one global load or update, in FP64 operations
   device_model device = h100_sxm;
-  bool split_rows = true;             // false (cpu-cached): x is one array, k = n, and the best layout is
-                                      // the cheapest (no registers or occupancy to count)
+  bool split_rows = true;  // false (cpu-cached): x is one array, k = n, and the best layout is
+                           // the cheapest (no registers or occupancy to count)
 };
 
 // cpu-cached's model: the same cost per step, all rows in one array.
@@ -227,8 +227,8 @@ SPARSEPERM_HOST_DEVICE constexpr int cached_registers(const cached_options& opti
 }
 
 SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const column_masks& ordered,
-                                                                      const int (&staircase)[max_ryser_n + 1], int b, int k,
-                                                                      const cached_options& options) {
+                                                                      const int (&staircase)[max_ryser_n + 1], int b,
+                                                                      int k, const cached_options& options) {
   const int n = ordered.n;
   cached_layout layout;
   layout.static_bits = b;
@@ -264,7 +264,8 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const colu
 
 SPARSEPERM_HOST_DEVICE constexpr double cached_score(const cached_layout& layout, const cached_options& options) {
   if (!options.split_rows) return 1 / positive_cost(layout.cost);
-  const int threads = layout.threads_per_sm < options.saturating_threads ? layout.threads_per_sm : options.saturating_threads;
+  const int threads =
+      layout.threads_per_sm < options.saturating_threads ? layout.threads_per_sm : options.saturating_threads;
   return threads / positive_cost(layout.cost);
 }
 }  // namespace detail
@@ -272,8 +273,10 @@ SPARSEPERM_HOST_DEVICE constexpr double cached_score(const cached_layout& layout
 // The layout with the best modelled throughput over b = 0..min(n − 1, max_static_bits) and, for each
 // b, k = n or the largest k ≥ r(b) that keeps saturating_threads resident. Forced values (≥ 0)
 // replace the search (tests use them to cover every shape).
-SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_masks& ordered, const cached_options& options = {},
-                                                                  int forced_static_bits = -1, int forced_register_rows = -1) {
+SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_masks& ordered,
+                                                                  const cached_options& options = {},
+                                                                  int forced_static_bits = -1,
+                                                                  int forced_register_rows = -1) {
   const int n = ordered.n;
   detail::expects(n >= 0 && n <= max_ryser_n, "plan_cached_layout: n must be in [0, 64]");
   int staircase[max_ryser_n + 1]{};
@@ -288,11 +291,13 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout plan_cached_layout(const column_m
     if (!options.split_rows) {
       candidate_count = 1;
     } else if (forced_register_rows >= 0) {
-      candidates[0] = forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
+      candidates[0] =
+          forced_register_rows < staircase[b] ? staircase[b] : (forced_register_rows > n ? n : forced_register_rows);
       candidate_count = 1;
     } else {
       for (int k = n; k > staircase[b]; --k) {  // the most register rows that keep the saturating occupancy
-        if (resident_threads_per_sm(options.device, detail::cached_registers(options, b, k)) >= options.saturating_threads) {
+        if (resident_threads_per_sm(options.device, detail::cached_registers(options, b, k)) >=
+            options.saturating_threads) {
           candidates[1] = k;
           break;
         }

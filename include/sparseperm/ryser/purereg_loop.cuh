@@ -16,15 +16,15 @@
 #include <cstdint>
 
 #include "../core/config.cuh"
-#include "../numeric/accumulators.cuh"
 #include "../detail/bits.cuh"
-#include "gray_steps.cuh"
-#include "register_steps.cuh"
-#include "ryser_thread.cuh"
 #include "../detail/unroll.cuh"
+#include "../numeric/accumulators.cuh"
 #include "gray_code.cuh"
+#include "gray_steps.cuh"
 #include "launch_parameters.cuh"
+#include "register_steps.cuh"
 #include "ryser_plan.cuh"
+#include "ryser_thread.cuh"
 
 namespace sparseperm {
 

@@ -3,11 +3,11 @@
 // compile time from a plan (ryser_plan.cuh), so that x is indexed by constants only and lives in
 // registers.
 #include "../core/config.cuh"
-#include "ryser_plan.cuh"
 #include "../detail/bits.cuh"
-#include "gray_steps.cuh"
-#include "../numeric/residue_products.cuh"
 #include "../detail/unroll.cuh"
+#include "../numeric/residue_products.cuh"
+#include "gray_steps.cuh"
+#include "ryser_plan.cuh"
 
 #include <utility>
 
@@ -19,14 +19,17 @@ namespace sparseperm::detail {
 // code made the compiler select the signed constant at run time. A fold over the column's entries,
 // not a loop of lambdas: one instantiation per column keeps nvcc fast.
 template <class Plan, int Begin, int K, int... E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K], [[maybe_unused]] typename Plan::value sign,
-                                                       std::integer_sequence<int, E...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K],
+                                                                              [[maybe_unused]]
+                                                                              typename Plan::value sign,
+                                                                              std::integer_sequence<int, E...>) {
   static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
   ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
 }
 
 template <class Plan, int J, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K], typename Plan::value sign) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K],
+                                                                         typename Plan::value sign) {
   using column = plan_column<Plan, J>;
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
@@ -48,13 +51,15 @@ constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
 // held in `x`, its direction a constant but for S = 2^(Bits−1).
 template <class Plan, int Bits, int S, int K>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
-  flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(x, static_step_sign<Bits, S, typename Plan::value>(odd_block));
+  flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(
+      x, static_step_sign<Bits, S, typename Plan::value>(odd_block));
 }
 
 // Steps 1..2^Bits − 1 of a static Gray block whose columns touch rows held in `x` only, fully
 // unrolled: each flips its column, then on_step(integral_constant S) adds its term (sign (−1)^S).
 template <class Plan, int Bits, int K, class OnStep>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(typename Plan::value (&x)[K], bool odd_block, OnStep&& on_step) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(typename Plan::value (&x)[K],
+                                                                                bool odd_block, OnStep&& on_step) {
   static_for<1, (1 << Bits)>([&](auto s) {
     static_flip<Plan, Bits, decltype(s)::value>(x, odd_block);
     on_step(s);
@@ -78,7 +83,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE Product product_tree(const 
 // Π x[Lo..Hi) of register rows in a plan's arithmetic: residues run by run (residue_products.cuh),
 // the others as product_tree.
 template <class Plan, int Lo, int Hi, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product register_product(const typename Plan::value (&x)[K]) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product register_product(
+    const typename Plan::value (&x)[K]) {
   if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
     return residue_rows_product<Plan, Lo, Hi>([&](auto i) { return x[decltype(i)::value]; });
   } else {
@@ -88,7 +94,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product regi
 
 // x[0..K) = x_0[0..K).
 template <class Plan, int K, int... I>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K], std::integer_sequence<int, I...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K],
+                                                                                    std::integer_sequence<int, I...>) {
   ((x[I] = plan_start<Plan, I>::value), ...);
 }
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "../core/engine_error.cuh"
-#include "../numeric/arithmetic.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/accumulators.cuh"
+#include "../numeric/arithmetic.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../numeric/int128_bound.cuh"
@@ -65,7 +65,8 @@ inline double permanent_bound_bits(const sparse_matrix& matrix) {
       ++column_degrees[j];
     }
   }
-  return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n, zero_one);
+  return permanent_bound_bits(row_sums.data(), row_degrees.data(), column_sums.data(), column_degrees.data(), n,
+                              zero_one);
 }
 
 // The row grids of a run-time matrix and what rounding to them changes (ryser_plan.cuh's
@@ -75,7 +76,9 @@ struct row_grids {
   std::vector<int> exponent;  // per row
   bool representable = true;
   grid_rounding_facts facts;
-  T value(int row, double v) const { return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v); }
+  T value(int row, double v) const {
+    return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v);
+  }
 };
 
 // What changing row i of `matrix` by at most rho(i) relatively does to its permanent (error_bound.cuh's
@@ -128,7 +131,8 @@ inline std::optional<std::string> ryser_bound_refusal(const sparse_matrix& matri
   if (matrix.has_integer_values()) return std::nullopt;  // exact, or integers on any grid
   const grid_rounding_facts f = row_grids_of<double>(matrix).facts;
   if (!f.representable) return std::string("a row's sum of |a_ij| is beyond 2^1021");
-  if (!(f.change < 1)) return std::string("the values of a row span too many binary orders for a certified double result");
+  if (!(f.change < 1))
+    return std::string("the values of a row span too many binary orders for a certified double result");
   return std::nullopt;
 }
 
@@ -146,7 +150,8 @@ inline bool fits_residues(const sparse_matrix& matrix) {
 // matrix, or nothing: every engine needs integer values; dp (and the planner, which can hand any block
 // to dp) holds any integer matrix, `reference` only within 128 bits, the Ryser engines within 128 bits
 // or residues.
-inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std::string_view engine, exact_reach reach) {
+inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std::string_view engine,
+                                                exact_reach reach) {
   const std::string name(engine);
   if (!matrix.has_integer_values()) {
     return "--precision exact needs an integer matrix, and this one has non-integer values (engine '" + name + "')";
@@ -155,7 +160,8 @@ inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std
   const bool int128 = fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0);
   if (reach == exact_reach::within_128_bits) {
     if (int128) return std::nullopt;
-    return "--precision exact: engine '" + name + "' is exact only within 128 bits; the dp engine computes any integer matrix exactly";
+    return "--precision exact: engine '" + name +
+           "' is exact only within 128 bits; the dp engine computes any integer matrix exactly";
   }
   if (!int128 && !fits_residues(matrix)) {
     return "--precision exact: the entries are too large for engine '" + name +
@@ -175,8 +181,10 @@ inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, pr
                                                  bool prefer_residues = false) {
   const bool int128 = fits_int128(matrix, matrix.n() - 1);
   switch (p) {
-    case precision::double_sums: return {arithmetic::double_sums};
-    case precision::compensated: return {arithmetic::compensated};
+    case precision::double_sums:
+      return {arithmetic::double_sums};
+    case precision::compensated:
+      return {arithmetic::compensated};
     case precision::exact: {
       if (const auto why = exact_refusal(matrix, engine, exact_reach::within_128_bits_or_residues)) {
         throw engine_error(engine_error::kind::refused, *why);
@@ -186,7 +194,8 @@ inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, pr
       while (primes < primes_for_bits(permanent_bound_bits(matrix))) primes *= 2;
       return {arithmetic::residues, std::min(primes, 16)};
     }
-    default: return {int128 ? arithmetic::exact128 : arithmetic::compensated};
+    default:
+      return {int128 ? arithmetic::exact128 : arithmetic::compensated};
   }
 }
 

@@ -20,13 +20,13 @@
 #include <limits>
 #include <type_traits>
 
-#include "../matrix/column_masks.cuh"
 #include "../core/config.cuh"
+#include "../matrix/column_masks.cuh"
+#include "../matrix/pattern.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/int128_bound.cuh"
 #include "../numeric/modular.cuh"
 #include "ordering.cuh"
-#include "../matrix/pattern.cuh"
 
 namespace sparseperm {
 
@@ -57,19 +57,21 @@ struct residue_arithmetic {
 
 namespace detail {
 template <class Arith>
-inline constexpr bool is_residue_arithmetic = requires { Arith::primes; };
+inline constexpr bool is_residue_arithmetic = requires {
+  Arith::primes;
+};
 }  // namespace detail
 
 template <int N, int NNZ, class Value>
 struct ryser_arrays {
   int n = N;
   int nnz = NNZ;
-  int start[N + 1]{};                // column j of the order: entries [start[j], start[j+1])
-  int rows[NNZ > 0 ? NNZ : 1]{};     // rows in the order's numbering
+  int start[N + 1]{};             // column j of the order: entries [start[j], start[j+1])
+  int rows[NNZ > 0 ? NNZ : 1]{};  // rows in the order's numbering
   Value values[NNZ > 0 ? NNZ : 1]{};
   Value x0[N > 0 ? N : 1]{};
-  double x_bound[N > 0 ? N : 1]{};   // |x_i| ≤ Σ_j |a_ij| / 2 in the arithmetic's scale (doubled x: Σ_j |a_ij|)
-  matrix_order order;                // position → original index
+  double x_bound[N > 0 ? N : 1]{};  // |x_i| ≤ Σ_j |a_ij| / 2 in the arithmetic's scale (doubled x: Σ_j |a_ij|)
+  matrix_order order;               // position → original index
 };
 
 // The row grids of a matrix's values (numeric/error_bound.cuh), in the matrix's own row numbering:
@@ -141,7 +143,8 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
     // rows ascend in the new numbering too (insertion sort of this column's entries)
     for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
       const int row = row_position[a.rows[k]];
-      const value v = Arith::exact ? static_cast<value>(2 * a.values[k]) : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
+      const value v = Arith::exact ? static_cast<value>(2 * a.values[k])
+                                   : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
       int slot = at++;
       for (; slot > r.start[position] && r.rows[slot - 1] > row; --slot) {
         r.rows[slot] = r.rows[slot - 1];
@@ -186,7 +189,8 @@ constexpr double exception_free_product(const double* factors, int n) {
   const double sign = mantissa < 0 ? -1 : 1;
   if (exponent > 1023) return sign * std::numeric_limits<double>::infinity();
   if (exponent < -1075) return sign * 0.0;  // below half the least subnormal: rounds to 0
-  if (exponent == -1075) return sign * (sign * mantissa > 1 ? std::numeric_limits<double>::denorm_min() : 0.0);  // ties to even
+  if (exponent == -1075)
+    return sign * (sign * mantissa > 1 ? std::numeric_limits<double>::denorm_min() : 0.0);  // ties to even
   return mantissa * power_of_two<double>(exponent);  // exact, or one rounding into the subnormals
 }
 
@@ -233,7 +237,8 @@ struct ryser_plan {
   static constexpr auto data = make_ryser_arrays<Arith>(source, order);
   static constexpr column_masks ordered_masks = reorder(source.masks(), order);
   static constexpr product start_term = start_product<Arith>(data);
-  static constexpr detail::grid_rounding_facts grid = Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
+  static constexpr detail::grid_rounding_facts grid =
+      Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
 };
 
 // Scalar views of a plan for device code.
@@ -317,9 +322,8 @@ using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permane
 
 template <CompileTimeMatrix M>
 #if SPARSEPERM_HAS_INT128
-using exact_arithmetic_of =
-    std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>,
-                       std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, void>>;
+using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>,
+                                               std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, void>>;
 #else
 using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>, void>;
 #endif

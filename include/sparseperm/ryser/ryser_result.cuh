@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "../core/engine_error.cuh"
-#include "gray_code.cuh"
 #include "../core/result.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../numeric/modular.cuh"
+#include "gray_code.cuh"
 
 namespace sparseperm::detail {
 
@@ -28,7 +28,8 @@ struct floating_run_facts {
 
 // A floating result: the value ±2Σ̂ and its error bound (rounding, then the grid's change); a
 // value or a bound that is not finite is an overflow error.
-inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report, const grid_rounding_facts& grid) {
+inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report,
+                            const grid_rounding_facts& grid) {
   set_floating_value(result, nw_factor(n) * report.sum);
   const double rounding = 2 * ryser_sum_bound(n, report, grid);
   set_error_bound(result, rounding + grid_perturbation_bound(grid, result.value, rounding));
@@ -72,7 +73,8 @@ floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain
 // A result from a host-reduced accumulator: exact sums give the permanent, floating ones the value
 // and its bound. chain: the most additions into one accumulator (error_bound.cuh).
 template <class Sum>
-void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain, const floating_run_facts& facts) {
+void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain,
+                   const floating_run_facts& facts) {
   if constexpr (requires { Sum::compensated; }) {
     set_ryser_value(result, n, sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts), facts.grid);
   } else {

@@ -9,10 +9,10 @@
 #include <cstdint>
 
 #include "../core/config.cuh"
-#include "gray_code.cuh"
 #include "../detail/bits.cuh"
-#include "gray_steps.cuh"
 #include "../numeric/modular.cuh"
+#include "gray_code.cuh"
+#include "gray_steps.cuh"
 
 namespace sparseperm::detail {
 

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "../core/config.cuh"
-#include "gray_code.cuh"
-#include "ryser_plan.cuh"
-#include "register_steps.cuh"
 #include "../detail/unroll.cuh"
+#include "gray_code.cuh"
+#include "register_steps.cuh"
+#include "ryser_plan.cuh"
 
 namespace sparseperm::detail {
 
@@ -27,9 +27,9 @@ SPARSEPERM_HOST_DEVICE inline std::uint64_t unhoisted(std::uint64_t stride) {
 // One nonzero's update, x[row] + sign·a (sign = ±1: see flip_registers): a register row in `reg`,
 // a global row at gx[(row − k)·stride].
 template <class Plan, int E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                     [[maybe_unused]] typename Plan::value* gx,
-                                                     [[maybe_unused]] std::uint64_t stride, typename Plan::value sign) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(
+    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
+    [[maybe_unused]] std::uint64_t stride, typename Plan::value sign) {
   using nz = plan_nonzero<Plan, E>;
   if constexpr (nz::row < Plan::k) {
     reg[nz::row] += sign * nz::value;
@@ -39,27 +39,29 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(typen
 }
 
 template <class Plan, int Begin, int... E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                    [[maybe_unused]] typename Plan::value* gx,
-                                                    [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] typename Plan::value sign,
-                                                    std::integer_sequence<int, E...>) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(
+    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
+    [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] typename Plan::value sign,
+    std::integer_sequence<int, E...>) {
   (flip_split_entry<Plan, Begin + E>(reg, gx, stride, sign), ...);
 }
 
 // Column J's update.
 template <class Plan, int J>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                               typename Plan::value* gx, std::uint64_t stride, typename Plan::value sign) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(
+    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::value* gx, std::uint64_t stride,
+    typename Plan::value sign) {
   using column = plan_column<Plan, J>;
   if constexpr (column::top_row >= Plan::k) stride = unhoisted(stride);
-  flip_split_impl<Plan, column::begin>(reg, gx, stride, sign, std::make_integer_sequence<int, column::end - column::begin>{});
+  flip_split_impl<Plan, column::begin>(reg, gx, stride, sign,
+                                       std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
 // Π of the global rows [Lo, Hi) as a balanced tree, so that the n − k loads are all in flight at once
 // and the multiplications form a short dependency chain.
 template <class Plan, int Lo, int Hi>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_product([[maybe_unused]] const typename Plan::value* gx,
-                                                                    [[maybe_unused]] std::uint64_t stride) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_product(
+    [[maybe_unused]] const typename Plan::value* gx, [[maybe_unused]] std::uint64_t stride) {
   using product = typename Plan::product;
   if constexpr (Hi - Lo <= 0) {
     return product{1};
@@ -74,7 +76,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product glob
 // Π of the global rows [Lo, Hi) in a plan's arithmetic: residues run by run (residue_products.cuh),
 // the others as global_product.
 template <class Plan, int Lo, int Hi>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_rows_product(const typename Plan::value* gx, std::uint64_t stride) {
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_rows_product(
+    const typename Plan::value* gx, std::uint64_t stride) {
   if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
     return residue_rows_product<Plan, Plan::k + Lo, Plan::k + Hi>(
         [&](auto i) { return gx[static_cast<std::uint64_t>(decltype(i)::value - Plan::k) * stride]; });
@@ -85,19 +88,22 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product glob
 
 template <class Plan, int K, int... I>
 SPARSEPERM_HOST_DEVICE inline void store_start_globals([[maybe_unused]] typename Plan::value* gx,
-                                                       [[maybe_unused]] std::uint64_t stride, std::integer_sequence<int, I...>) {
+                                                       [[maybe_unused]] std::uint64_t stride,
+                                                       std::integer_sequence<int, I...>) {
   ((gx[static_cast<std::uint64_t>(I) * stride] = plan_start<Plan, K + I>::value), ...);
 }
 
 // x_{first−1}: x_0 with the columns of gray(first − 1) added, split into `reg` and the global rows.
 template <class Plan>
 SPARSEPERM_HOST_DEVICE inline void start_split_state(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
-                                                     typename Plan::value* gx, std::uint64_t stride, std::uint64_t first) {
+                                                     typename Plan::value* gx, std::uint64_t stride,
+                                                     std::uint64_t first) {
   load_start_registers<Plan>(reg);
   store_start_globals<Plan, Plan::k>(gx, stride, std::make_integer_sequence<int, Plan::n - Plan::k>{});
   const std::uint64_t included = gray(first - 1);
   static_for<0, Plan::n - 1>([&](auto j) {
-    if ((included >> decltype(j)::value) & 1u) flip_split<Plan, decltype(j)::value>(reg, gx, stride, typename Plan::value{1});
+    if ((included >> decltype(j)::value) & 1u)
+      flip_split<Plan, decltype(j)::value>(reg, gx, stride, typename Plan::value{1});
   });
 }
 

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "matching.cuh"
 #include "../matrix/sparse_matrix.cuh"
+#include "matching.cuh"
 
 namespace sparseperm {
 
@@ -29,7 +29,9 @@ struct row_components {
   std::vector<int> rows;
   std::vector<int> start{0};
   std::size_t size() const { return start.size() - 1; }
-  std::span<const int> of(std::size_t k) const { return {rows.data() + start[k], static_cast<std::size_t>(start[k + 1] - start[k])}; }
+  std::span<const int> of(std::size_t k) const {
+    return {rows.data() + start[k], static_cast<std::size_t>(start[k + 1] - start[k])};
+  }
 };
 
 inline row_components strongly_connected_rows(const sparse_matrix& a, const bipartite_matching& matching) {
@@ -124,7 +126,8 @@ inline fine_decomposition fine_decompose(const sparse_matrix& a, const bipartite
       for (std::size_t e = 0; e < rows_of_j.size(); ++e) {
         const int r = rows_of_j[e];
         // inside the block when r's matched column is one of the block's columns, i.e. r is a block row
-        if (std::binary_search(b.rows.begin(), b.rows.end(), r)) entries.push_back({position[r], static_cast<int>(p), values[e]});
+        if (std::binary_search(b.rows.begin(), b.rows.end(), r))
+          entries.push_back({position[r], static_cast<int>(p), values[e]});
       }
     }
     b.matrix = sparse_matrix::from_entries(static_cast<int>(b.rows.size()), std::move(entries));

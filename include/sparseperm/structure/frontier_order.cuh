@@ -26,9 +26,9 @@ namespace sparseperm {
 struct frontier_order {
   std::string name;
   std::vector<int> columns;
-  int frontier = 0;             // most active rows at once
-  double peak_states = 0;       // predicted bound on the states of one step
-  double transitions = 0;       // predicted Σ_t states_t · deg(c_t)
+  int frontier = 0;        // most active rows at once
+  double peak_states = 0;  // predicted bound on the states of one step
+  double transitions = 0;  // predicted Σ_t states_t · deg(c_t)
 };
 
 namespace detail {
@@ -60,7 +60,8 @@ inline frontier_order estimate_frontier_order(const sparse_matrix& a, std::vecto
     for (const int r : a.column_rows(c)) {
       if (--remaining[r] == 0) --active, ++finished;
     }
-    o.peak_states = std::max(o.peak_states, std::exp2(std::min(detail::log2_binomial(active, t + 1 - finished), 1023.0)));
+    o.peak_states =
+        std::max(o.peak_states, std::exp2(std::min(detail::log2_binomial(active, t + 1 - finished), 1023.0)));
   }
   o.columns = std::move(columns);
   return o;
@@ -137,8 +138,9 @@ inline std::vector<int> cuthill_mckee_order(const sparse_matrix& a) {
     mark[start] = 1;
     for (std::size_t k = 0; k < visit.size(); ++k) {
       neighbours(visit[k], adjacent);
-      std::sort(adjacent.begin(), adjacent.end(),
-                [&](int x, int y) { return a.column_degree(x) != a.column_degree(y) ? a.column_degree(x) < a.column_degree(y) : x < y; });
+      std::sort(adjacent.begin(), adjacent.end(), [&](int x, int y) {
+        return a.column_degree(x) != a.column_degree(y) ? a.column_degree(x) < a.column_degree(y) : x < y;
+      });
       for (const int d : adjacent) {
         if (!mark[d]) mark[d] = 1, visit.push_back(d);
       }
@@ -167,7 +169,8 @@ inline std::vector<frontier_order> frontier_orders(const sparse_matrix& a) {
   const int starts = a.n() <= 128 ? a.n() : 32;
   for (int k = 0; k < starts; ++k) {
     const int first = static_cast<int>(static_cast<long long>(k) * a.n() / starts);
-    frontier_order o = estimate_frontier_order(a, greedy_frontier_order(a, first), "greedy fewest active rows from column " + std::to_string(first + 1));
+    frontier_order o = estimate_frontier_order(a, greedy_frontier_order(a, first),
+                                               "greedy fewest active rows from column " + std::to_string(first + 1));
     if (o.transitions < orders.front().transitions) orders.front() = std::move(o);
   }
   std::vector<int> rcm = cuthill_mckee_order(a);
@@ -175,7 +178,8 @@ inline std::vector<frontier_order> frontier_orders(const sparse_matrix& a) {
   std::reverse(rcm.begin(), rcm.end());
   orders.push_back(estimate_frontier_order(a, std::move(rcm), "Cuthill-McKee"));
   orders.push_back(estimate_frontier_order(a, std::move(natural), "the matrix's column order"));
-  std::stable_sort(orders.begin(), orders.end(), [](const frontier_order& x, const frontier_order& y) { return x.transitions < y.transitions; });
+  std::stable_sort(orders.begin(), orders.end(),
+                   [](const frontier_order& x, const frontier_order& y) { return x.transitions < y.transitions; });
   return orders;
 }
 

@@ -16,19 +16,19 @@
 #include <string>
 #include <vector>
 
+#include "../matrix/sparse_matrix.cuh"
 #include "../numeric/big_integer.cuh"
 #include "../numeric/scaled_double.cuh"
-#include "../matrix/sparse_matrix.cuh"
 
 namespace sparseperm {
 
 struct reduction_result {
-  sparse_matrix matrix;         // what is left (possibly 0 × 0)
-  bool zero = false;            // a line emptied (merged values cancelled): the permanent is 0
-  bool exact_factor = false;    // integer matrix: `factor` is exact
+  sparse_matrix matrix;       // what is left (possibly 0 × 0)
+  bool zero = false;          // a line emptied (merged values cancelled): the permanent is 0
+  bool exact_factor = false;  // integer matrix: `factor` is exact
   detail::big_integer factor{1ll};
   detail::scaled_double factor_value;  // the factor in floating point (the only one for real matrices)
-  int degree_one = 0;           // reductions applied
+  int degree_one = 0;                  // reductions applied
   int degree_two = 0;
 };
 
@@ -87,9 +87,11 @@ class reducible_matrix {
     for (auto& [k, value] : merged) {
       const auto in_p = cross[p].find(k);
       const auto in_q = cross[q].find(k);
-      const __int128 term = (in_p != cross[p].end() ? static_cast<__int128>(b) * static_cast<__int128>(in_p->second) : 0) +
-                            (in_q != cross[q].end() ? static_cast<__int128>(a) * static_cast<__int128>(in_q->second) : 0);
-      if (term > static_cast<__int128>(max_exact_integer) || -term > static_cast<__int128>(max_exact_integer)) return false;
+      const __int128 term =
+          (in_p != cross[p].end() ? static_cast<__int128>(b) * static_cast<__int128>(in_p->second) : 0) +
+          (in_q != cross[q].end() ? static_cast<__int128>(a) * static_cast<__int128>(in_q->second) : 0);
+      if (term > static_cast<__int128>(max_exact_integer) || -term > static_cast<__int128>(max_exact_integer))
+        return false;
       value = static_cast<double>(term);
     }
     // apply: cross line p becomes the merged one; line i and cross line q go

@@ -3,8 +3,8 @@
 // exist? Without one, every term of the permanent has a zero factor and the permanent is 0.
 #include <cstdint>
 
-#include "../matrix/column_masks.cuh"
 #include "../core/config.cuh"
+#include "../matrix/column_masks.cuh"
 
 namespace sparseperm {
 
