@@ -22,11 +22,11 @@ namespace sparseperm {
 namespace detail {
 
 // A generated engine's result: its code generation and compilation, and where its module is.
-inline void note_module(permanent_result& result, const compiled_module& module) {
-  result.seconds.codegen = module.codegen_seconds;
-  result.seconds.compile = module.compile_seconds;
+inline void note_module(permanent_result& result, const compiled_module& built) {
+  result.seconds.codegen = built.codegen_seconds;
+  result.seconds.compile = built.compile_seconds;
   result.plan +=
-      module.cached ? "; module from the cache " + module.directory : "; module compiled into " + module.directory;
+      built.cached ? "; module from the cache " + built.directory : "; module compiled into " + built.directory;
 }
 
 // A generated engine's run: the module compiled or found in the cache, then run(module). A module
