@@ -119,7 +119,8 @@ inline int run_bench(int argc, char** argv) {
   }
   if (!args.positionals().empty())
     throw usage_error("bench takes no positional arguments (see 'sparseperm bench --help')");
-  const std::vector<std::string> engines = split_list("engines", args.value("engines").value_or("cpu-sparse"));
+  const std::vector<std::string> engines =
+      split_list("engines", args.value("engines").value_or(std::string(::sparseperm::engines::cpu_sparse::name)));
   for (const auto& e : engines) {
     const engine_description* engine = find_engine(e);
     if (engine == nullptr) throw usage_error("bench: unknown engine '" + e + "' (engines: " + engine_names() + ")");
@@ -143,8 +144,9 @@ inline int run_bench(int argc, char** argv) {
   const std::uint64_t seed =
       static_cast<std::uint64_t>(parse_integer("seed", args.value("seed").value_or("1"), 0, INT64_MAX));
   const int repeats = static_cast<int>(parse_integer("repeats", args.value("repeats").value_or("3"), 1, 1000));
-  const bool has_gpu_sparse = std::find(engines.begin(), engines.end(), "gpu-sparse") != engines.end();
-  const std::string baseline = args.value("baseline").value_or(has_gpu_sparse ? "gpu-sparse" : engines.front());
+  const std::string gpu_sparse(::sparseperm::engines::gpu_sparse::name);  // the paper's baseline, where it runs
+  const bool has_gpu_sparse = std::find(engines.begin(), engines.end(), gpu_sparse) != engines.end();
+  const std::string baseline = args.value("baseline").value_or(has_gpu_sparse ? gpu_sparse : engines.front());
   if (std::find(engines.begin(), engines.end(), baseline) == engines.end()) {
     throw usage_error("bench: the baseline '" + baseline + "' is not among --engines");
   }

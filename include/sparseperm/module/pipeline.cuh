@@ -198,6 +198,10 @@ inline compiled_module compile_module(const sparse_matrix& matrix, const std::st
                                       const pipeline_options& options) {
   namespace fs = std::filesystem;
   using clock = std::chrono::steady_clock;
+  if (options.target.name.empty() || options.target.type.empty() || options.target.header.empty()) {
+    throw engine_error(engine_error::kind::failed,
+                       "the pipeline was given no generated engine (pipeline_options::target)");
+  }
   const bool host = options.target.host;
   const std::string& engine = options.target.name;
   const std::string compiler = pipeline_compiler(options);

@@ -6,13 +6,13 @@
 
 namespace sparseperm {
 
-// The module of a generated engine, from the engine's traits (engines/engine.cuh): compile-time
-// constants of the library, never text from an input.
+// The module of a generated engine, from the engine's traits (engine_description::target(),
+// engines/engine.cuh): compile-time constants of the library, never text from an input.
 struct module_target {
-  std::string name = "gpu-cached";                           // the engine: cache entries, messages
-  bool host = false;                                         // a host module (shared library), not a kernel (cubin)
-  std::string type = "sparseperm::engines::gpu_cached";      // the engine's tag in C++, for the module's source
-  std::string header = "sparseperm/engines/gpu_cached.cuh";  // the header that defines it
+  std::string name;    // the engine: cache entries, messages
+  bool host = false;   // a host module (shared library), not a kernel (cubin)
+  std::string type;    // the engine's tag in C++, for the module's source
+  std::string header;  // the header that defines it
 };
 
 struct pipeline_options {
