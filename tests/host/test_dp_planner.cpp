@@ -262,3 +262,19 @@ TEST_CASE("big integers") {
   t += big_integer(-10ll);
   CHECK(t.to_decimal() == "-3");
 }
+
+TEST_CASE("without <sparseperm/pipeline.cuh> the generated engines say what is missing, and auto plans without them") {
+  // this program includes compute.cuh alone: no module runner is installed
+  REQUIRE(sp::installed_module_runner() == nullptr);
+  const auto m = sp::sparse_matrix::from_dense(3, std::vector<double>(9, 1.0));
+  for (const sp::engine_description* e : sp::engine_descriptions()) {
+    if (!e->generated()) continue;
+    CAPTURE(e->name);
+    const auto why = sp::engine_unavailable(*e);
+    REQUIRE(why);
+    CHECK(why->find("does not include <sparseperm/pipeline.cuh>") != std::string::npos);
+    CHECK_THROWS_WITH_AS(sp::compute_permanent(m, {.engine = sp::engine_choice(e)}),
+                         doctest::Contains("<sparseperm/pipeline.cuh>"), sp::engine_error);
+  }
+  CHECK(sp::compute_permanent(m).permanent == "6");
+}
