@@ -3,6 +3,8 @@
 // cpu-sparse; all three are 0/1 matrices, so the comparisons are exact.
 #include "gpu_test_main.hpp"
 
+#include <string>
+
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
@@ -23,7 +25,7 @@ void check_all_engines(const sp::permanent_result& expected) {
     CAPTURE(r.engine);
     CHECK(r.exact);
     CHECK(r.permanent == expected.permanent);
-    MESSAGE(M::name << " " << r.engine << ": " << r.permanent << " in " << r.seconds.compute << " s");
+    MESSAGE(std::string(M::name) << " " << r.engine << ": " << r.permanent << " in " << r.seconds.compute << " s");
   }
 }
 

@@ -36,9 +36,9 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
     CHECK(rb["permanent"].as_string() == cpu["permanent"].as_string());
     CHECK(rb["seconds"]["compile"].as_number() == 0);
     CHECK(rb["registers_per_thread"].as_number() > 0);
-    MESSAGE(engine << ": codegen " << ra["seconds"]["codegen"].as_number() << " s, compile "
-                   << ra["seconds"]["compile"].as_number() << " s (first run), compute "
-                   << rb["seconds"]["compute"].as_number() << " s");
+    MESSAGE(std::string(engine) << ": codegen " << ra["seconds"]["codegen"].as_number() << " s, compile "
+                                << ra["seconds"]["compile"].as_number() << " s (first run), compute "
+                                << rb["seconds"]["compute"].as_number() << " s");
   }
   const json::value sparse = json::parse(run("compute " + file + " --engine gpu-sparse --json").out);
   CHECK(sparse["permanent"].as_string() == cpu["permanent"].as_string());
