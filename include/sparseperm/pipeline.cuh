@@ -61,21 +61,16 @@ inline std::optional<std::string> generated_engine_unavailable(const engine_desc
   if (engine.placement == engine_placement::host_generated) {
     if (pipeline_compiler(pipeline_for(engine, options)).empty()) {
       return "it compiles a module for each matrix and needs a C++20 compiler, which was not found (put g++ on PATH or "
-             "set "
-             "SPARSEPERM_CXX to its path)";
+             "set SPARSEPERM_CXX to its path)";
     }
     return std::nullopt;
   }
-#if !defined(__CUDACC__)
-  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
-#else
-  if (gpu::device_count() == 0) return "there is no CUDA device on this machine";
+  if (auto why = gpu_unavailable()) return why;
   if (pipeline_compiler(pipeline_for(engine, options)).empty()) {
     return "it compiles a program for each matrix and needs nvcc, which was not found (put it on PATH or set "
            "SPARSEPERM_NVCC to its path)";
   }
   return std::nullopt;
-#endif
 }
 
 inline permanent_result run_generated_engine(const engine_description& engine, const engine_task& task,

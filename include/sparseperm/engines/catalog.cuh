@@ -29,16 +29,14 @@ namespace sparseperm {
 
 template <Engine... Engines>
 struct engine_list {
-  template <Engine... More>
-  using append = engine_list<Engines..., More...>;
   static constexpr std::array<const engine_description*, sizeof...(Engines)> descriptions{&description_of<Engines>...};
 };
 
-template <class List, class More>
+template <class First, class Second>
 struct engine_list_join;
-template <class List, Engine... More>
-struct engine_list_join<List, engine_list<More...>> {
-  using type = typename List::template append<More...>;
+template <Engine... First, Engine... Second>
+struct engine_list_join<engine_list<First...>, engine_list<Second...>> {
+  using type = engine_list<First..., Second...>;
 };
 
 }  // namespace sparseperm

@@ -33,6 +33,9 @@
 #include "../module/pipeline_options.cuh"
 #include "../numeric/arithmetic.cuh"
 #include "../structure/frontier_order.cuh"
+#if defined(__CUDACC__)
+#  include "../gpu/cuda_support.cuh"
+#endif
 
 namespace sparseperm {
 
@@ -87,12 +90,32 @@ concept Engine = requires {
   { E::run(task, options) } -> std::same_as<permanent_result>;
 });
 
+// Why this program cannot run GPU work here (built without nvcc, or no CUDA device), or nothing: the
+// GPU engines' common reason, run-time and generated alike.
+inline std::optional<std::string> gpu_unavailable() {
+#if defined(__CUDACC__)
+  if (gpu::device_count() == 0) return "there is no CUDA device on this machine";
+  return std::nullopt;
+#else
+  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
+#endif
+}
+
 // What the six Ryser engines share (a tag derives from it): n ≤ 64 (a column's rows in one word),
 // exact in 128-bit integers or residues, values rounded to row grids.
 struct ryser_engine {
   static constexpr int max_n = max_ryser_n;
   static constexpr exact_reach exact = exact_reach::within_128_bits_or_residues;
   static constexpr bool rounds_to_grids = true;
+};
+
+// What the three GPU-generated engines share besides: a kernel module, sums kept in registers (an
+// engine whose runs touch their total once a run keeps it in memory instead: partial_in_memory).
+struct gpu_generated_engine : ryser_engine {
+  static constexpr engine_placement placement = engine_placement::gpu_generated;
+  static constexpr bool split_signs = false;
+  template <class Sum>
+  static constexpr bool partial_in_memory = false;
 };
 
 // An engine's traits at run time (description_of<E>): what everything but the engine's own code uses.

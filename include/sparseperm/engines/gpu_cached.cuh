@@ -12,12 +12,11 @@
 
 namespace sparseperm::engines {
 
-struct gpu_cached : ryser_engine {
+struct gpu_cached : gpu_generated_engine {
   static constexpr std::string_view name = "gpu-cached";
   static constexpr std::string_view summary =
       "beyond the paper: a program generated for the matrix, Gray blocks unrolled at compile time, partial products "
       "cached";
-  static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_cached";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_cached.cuh";
   // The planner's rates (seconds): modelled cost units (cached_layout::cost) per second on an H100
@@ -29,9 +28,6 @@ struct gpu_cached : ryser_engine {
 
   template <CompileTimeMatrix M, class Arith>
   using plan = cached_plan<M, Arith>;
-  static constexpr bool split_signs = false;
-  template <class Sum>
-  static constexpr bool partial_in_memory = false;
 
   template <class Plan>
   static constexpr void describe(module_info& i) {

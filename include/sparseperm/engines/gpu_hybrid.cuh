@@ -12,18 +12,16 @@
 
 namespace sparseperm::engines {
 
-struct gpu_hybrid : ryser_engine {
+struct gpu_hybrid : gpu_generated_engine {
   static constexpr std::string_view name = "gpu-hybrid";
   static constexpr std::string_view summary =
       "the paper's CodeGen-Hybrid: a program generated for the matrix, the most used rows of x in registers; Gray "
       "blocks unrolled";
-  static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_hybrid";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_hybrid.cuh";
 
   template <CompileTimeMatrix M, class Arith>
   using plan = hybrid_plan<M, Arith>;
-  static constexpr bool split_signs = false;
   // A compensated run touches its total once a run: it stays in memory.
   template <class Sum>
   static constexpr bool partial_in_memory = detail::block_partial<Sum>::separate;

@@ -12,17 +12,15 @@
 
 namespace sparseperm::engines {
 
-struct gpu_purereg : ryser_engine {
+struct gpu_purereg : gpu_generated_engine {
   static constexpr std::string_view name = "gpu-purereg";
   static constexpr std::string_view summary =
       "the paper's CodeGen-PureReg: a program generated for the matrix, all of x in registers";
-  static constexpr engine_placement placement = engine_placement::gpu_generated;
   static constexpr std::string_view module_type = "sparseperm::engines::gpu_purereg";
   static constexpr std::string_view module_header = "sparseperm/engines/gpu_purereg.cuh";
 
   template <CompileTimeMatrix M, class Arith>
   using plan = purereg_plan<M, Arith>;
-  static constexpr bool split_signs = false;
   template <class Sum>
   static constexpr bool partial_in_memory = detail::block_partial<Sum>::separate;
 

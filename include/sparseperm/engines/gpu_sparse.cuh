@@ -175,14 +175,7 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
 
 #endif  // __CUDACC__
 
-inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute_options&) {
-#if defined(__CUDACC__)
-  if (gpu::device_count() == 0) return "there is no CUDA device on this machine";
-  return std::nullopt;
-#else
-  return "this build of sparseperm has no CUDA support (it was compiled without nvcc)";
-#endif
-}
+inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute_options&) { return gpu_unavailable(); }
 
 inline permanent_result engines::gpu_sparse::run(const engine_task& task, const compute_options& options) {
 #if defined(__CUDACC__)

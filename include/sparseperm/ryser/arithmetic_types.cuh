@@ -92,8 +92,11 @@ struct product_type_of_types<residue_arithmetic<K>> {
 template <class Arith>
 using product_type_of = typename product_type_of_types<Arith>::type;
 
-// Every prime count a module may carry.
-using all_prime_counts = std::make_integer_sequence<int, modular_prime_count + 1>;
+template <int... K>
+std::integer_sequence<int, (K + 1)...> one_based(std::integer_sequence<int, K...>);
+
+// Every prime count a module may carry: 1 .. modular_prime_count.
+using all_prime_counts = decltype(one_based(std::make_integer_sequence<int, modular_prime_count>{}));
 
 template <bool SplitSigns, class PrimeCounts = all_prime_counts, class F>
 decltype(auto) visit_arithmetic(const arithmetic_choice& choice, F&& f) {
@@ -106,11 +109,7 @@ decltype(auto) visit_arithmetic(const arithmetic_choice& choice, F&& f) {
                                                                ")");
           }
           return with_value_in<PrimeCounts>(choice.primes, [&]<int K>() -> decltype(auto) {
-            if constexpr (K == 0) {
-              return f.template operator()<residue_arithmetic<1>, residue_sum<1>>();  // never: 0 is refused above
-            } else {
-              return f.template operator()<residue_arithmetic<K>, residue_sum<K>>();
-            }
+            return f.template operator()<residue_arithmetic<K>, residue_sum<K>>();
           });
         } else if constexpr (A == arithmetic::exact128) {
 #if SPARSEPERM_HAS_INT128

@@ -190,9 +190,10 @@ inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, pr
         throw engine_error(engine_error::kind::refused, *why);
       }
       if (int128 && !(prefer_residues && fits_residues(matrix))) return {arithmetic::exact128};
+      const int needed = primes_for_bits(permanent_bound_bits(matrix));
       int primes = 1;
-      while (primes < primes_for_bits(permanent_bound_bits(matrix))) primes *= 2;
-      return {arithmetic::residues, std::min(primes, 16)};
+      while (primes < needed) primes *= 2;
+      return {arithmetic::residues, std::min(primes, modular_prime_count)};
     }
     default:
       return {int128 ? arithmetic::exact128 : arithmetic::compensated};
