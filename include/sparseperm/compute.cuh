@@ -33,6 +33,16 @@
 
 namespace sparseperm {
 
+// Refuses a complex matrix to an engine that computes real ones only.
+inline void check_complex_values(const engine_description& engine, const sparse_matrix& matrix) {
+  if (matrix.is_complex() && !engine.complex_values) {
+    throw engine_error(engine_error::kind::refused, "engine '" + std::string(engine.name) +
+                                                        "' computes real matrices only, and this one is complex "
+                                                        "(engines for complex matrices: " +
+                                                        complex_engine_names() + ")");
+  }
+}
+
 // `engine` for an n×n matrix, checked: throws engine_error when it cannot run it here.
 inline const engine_description& check_engine(const engine_description& engine, int n,
                                               const compute_options& options = {}) {
@@ -51,6 +61,7 @@ inline const engine_description& check_engine(const engine_description& engine, 
 inline permanent_result run_engine(const engine_task& task, const engine_description& engine,
                                    const compute_options& options) {
   const std::string name(engine.name);
+  check_complex_values(engine, task.matrix);
   if (options.precision == precision::exact) {  // refused before any compiling or running
     if (const auto why = detail::exact_refusal(task.matrix, name, engine.exact))
       throw engine_error(engine_error::kind::refused, *why);
@@ -62,14 +73,72 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
           "engine '" + name + "' cannot certify a result for this matrix (" + *why + "); dp and reference can");
     }
   }
+  permanent_result result;
   if (engine.generated()) {
     const module_runner* runner = installed_module_runner();
     if (runner == nullptr)
       throw engine_error(engine_error::kind::unavailable,
                          "engine '" + name + "' is not available: " + *engine_unavailable(engine, options));
-    return runner->run(engine, task, options);
+    result = runner->run(engine, task, options);
+  } else {
+    result = engine.run(task, options);
   }
-  return engine.run(task, options);
+  if (task.matrix.is_complex() && !result.complex) {  // decided without arithmetic (an empty line: 0)
+    set_imaginary_part(result, 0, result.exact ? "0" : "");
+  }
+  return result;
+}
+
+// What a block's run adds to the plan's result: threads, registers, codegen and compile seconds.
+inline void add_block_run(permanent_result& result, const permanent_result& block) {
+  result.threads = std::max(result.threads, block.threads);
+  result.registers_per_thread = std::max(result.registers_per_thread, block.registers_per_thread);
+  result.seconds.codegen += block.seconds.codegen;
+  result.seconds.compile += block.seconds.compile;
+}
+
+// A complex matrix's plan: the product of the blocks' complex permanents, exact for Gaussian
+// integers, else with the product's bound on the modulus (product_bound with complex roundings).
+inline permanent_result run_complex_plan(const permanent_plan& plan, const compute_options& options,
+                                         permanent_result result) {
+  bool exact = plan.integer;
+  detail::big_integer re = plan.factor, im = plan.factor_imag;
+  detail::scaled_complex value = plan.factor_complex;
+  detail::product_bound bound(plan.n, 4);
+  for (const auto& block : plan.blocks) {
+    const permanent_result r = run_engine({block.matrix, &block.order}, *block.engine, options);
+    exact = exact && r.exact;
+    if (exact) {
+      const detail::big_integer block_re = detail::big_integer::from_decimal(r.permanent);
+      const detail::big_integer block_im = detail::big_integer::from_decimal(r.complex ? r.permanent_imag : "0");
+      detail::big_integer next_re = re * block_re, next_im = re * block_im;
+      next_re += (im * block_im).times(-1);
+      next_im += im * block_re;
+      re = std::move(next_re);
+      im = std::move(next_im);
+    }
+    value *= complex_double{r.value, r.complex ? r.imag : 0.0};
+    bound.factor(std::hypot(r.value, r.complex ? r.imag : 0.0) * detail::bound_margin,
+                 r.exact ? 0.0 : r.error_bound.value_or(std::numeric_limits<double>::infinity()));
+    add_block_run(result, r);
+  }
+  if (exact) {
+    result.exact = true;
+    result.permanent = re.to_decimal();
+    result.value = re.to_double();
+    set_imaginary_part(result, im.to_double(), im.to_decimal());
+    return result;
+  }
+  if (value.overflows()) {
+    throw engine_error(engine_error::kind::overflow, "the complex permanent is beyond the range of double precision");
+  }
+  const complex_double v = value.to_complex();
+  set_floating_value(result, v.re);
+  set_imaginary_part(result, v.im);
+  detail::scaled_double factor_modulus = plan.factor_complex.modulus();
+  set_error_bound(result, (bound.of(factor_modulus, value.modulus()) + value.conversion_error_up()) *
+                              detail::bound_margin * detail::bound_margin);
+  return result;
 }
 
 // Runs a plan: each block on its engine, the product of the blocks and the factors.
@@ -79,10 +148,12 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   result.n = plan.n;
   result.nnz = plan.nnz;
   result.plan = summarize_plan(plan);
+  result.complex = plan.complex;
   if (plan.zero) {
     set_exact_value(result, 0, plan.zero_reason);
     return result;
   }
+  if (plan.complex) return run_complex_plan(plan, options, std::move(result));
   bool exact = plan.integer;
   detail::big_integer exact_value = plan.factor;
   detail::scaled_double value = plan.factor_value;  // scaled: blocks of tiny or huge permanents multiply safely
@@ -98,10 +169,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
     if (exact) exact_value = exact_value * detail::big_integer::from_decimal(r.permanent);
     value *= r.value;
     bound.factor(r.value, r.exact ? 0.0 : r.error_bound.value_or(std::numeric_limits<double>::infinity()));
-    result.threads = std::max(result.threads, r.threads);
-    result.registers_per_thread = std::max(result.registers_per_thread, r.registers_per_thread);
-    result.seconds.codegen += r.seconds.codegen;
-    result.seconds.compile += r.seconds.compile;
+    add_block_run(result, r);
   }
   if (exact) {
     result.exact = true;
@@ -130,8 +198,9 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
   const detail::grid_rounding_builder facts = detail::perturbation_builder(
       matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen);
   const double bound = *result.error_bound;
+  const double magnitude = result.complex ? std::hypot(result.value, result.imag) : result.value;
   set_error_bound(result,
-                  (bound + detail::grid_perturbation_bound(facts.facts(), result.value, bound)) * detail::bound_margin);
+                  (bound + detail::grid_perturbation_bound(facts.facts(), magnitude, bound)) * detail::bound_margin);
   result.plan += "; the bound includes the rounding of the file's values to doubles";
 }
 
@@ -155,10 +224,12 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     result.seconds.compute = result.seconds.total - plan_seconds - result.seconds.codegen - result.seconds.compile;
     return result;
   }
+  check_complex_values(*options.engine.get(), matrix);
   const engine_description& engine = check_engine(*options.engine.get(), n, options);
   const bipartite_matching matching = maximum_matching(matrix);
   const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
   if (n == 0 || matching.size < n) {
+    result.complex = matrix.is_complex();
     result.engine = std::string(structure_engine_name);
     result.n = n;
     result.nnz = matrix.nnz();

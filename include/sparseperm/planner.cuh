@@ -51,9 +51,12 @@ struct permanent_plan {
   bool zero = false;  // the permanent is 0 for a structural reason
   std::string zero_reason;
   bool integer = false;
-  detail::big_integer factor{1ll};     // Π of the degree-1 factors and 1 × 1 blocks (integer matrices)
-  detail::scaled_double factor_value;  // the same in floating point (scaled: no underflow, no overflow)
-  int fine_blocks = 0;                 // of the first decomposition
+  bool complex = false;                   // a complex matrix: no degree reductions, complex factors
+  detail::big_integer factor{1ll};        // Π of the degree-1 factors and 1 × 1 blocks (integer matrices)
+  detail::big_integer factor_imag{0ll};   // its imaginary part (Gaussian integer matrices)
+  detail::scaled_double factor_value;     // the same in floating point (scaled: no underflow, no overflow)
+  detail::scaled_complex factor_complex;  // complex matrices: the factor in floating point
+  int fine_blocks = 0;                    // of the first decomposition
   std::vector<int> fine_block_sizes;
   int trivial_blocks = 0;  // 1 × 1 blocks, factors
   int degree_one = 0, degree_two = 0;
@@ -114,6 +117,8 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block)
     e.engine = engine;
     if (block.matrix.n() > engine->max_n) {
       e.why = "n > " + std::to_string(engine->max_n);
+    } else if (block.matrix.is_complex() && !engine->complex_values) {
+      e.why = "real matrices only";
     } else if (const auto why = engine_unavailable(*engine, block.options)) {
       e.why = *why;
     } else if (const auto uncertified = engine->rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
@@ -133,6 +138,7 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
   plan.n = a.n();
   plan.nnz = a.nnz();
   plan.integer = a.has_integer_values();
+  plan.complex = a.is_complex();
   const double memory_limit = planner_memory_limit();
   const auto mark_zero = [&](std::string why) {
     plan.zero = true;
@@ -150,12 +156,42 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
   const auto take_fine_blocks = [&](const sparse_matrix& m, const bipartite_matching& mm) {
     fine_decomposition d = fine_decompose(m, mm);
     for (const matrix_entry& e : d.singles) {
-      if (plan.integer) plan.factor = plan.factor.times(static_cast<long long>(e.value));
-      plan.factor_value *= e.value;
+      if (plan.complex) {
+        if (plan.integer) {
+          const auto re = static_cast<long long>(e.value), im = static_cast<long long>(e.imag);
+          detail::big_integer next_re = plan.factor.times(re), next_im = plan.factor.times(im);
+          next_re += plan.factor_imag.times(-im);
+          next_im += plan.factor_imag.times(re);
+          plan.factor = std::move(next_re);
+          plan.factor_imag = std::move(next_im);
+        }
+        plan.factor_complex *= complex_double{e.value, e.imag};
+      } else {
+        if (plan.integer) plan.factor = plan.factor.times(static_cast<long long>(e.value));
+        plan.factor_value *= e.value;
+      }
       ++plan.trivial_blocks;
     }
     for (auto& b : d.blocks) pending.push_back(std::move(b));
     return d.sizes;
+  };
+  // a block left for an engine: its column order and every engine's estimate; the cheapest runs it
+  const auto plan_block = [&](block_plan& bp) {
+    bp.order = frontier_orders(bp.matrix).front();
+    bp.estimates = detail::estimate_engines({bp.matrix, bp.order, options, memory_limit});
+    const engine_estimate* best = nullptr;
+    for (const auto& e : bp.estimates) {
+      if (e.seconds && (best == nullptr || *e.seconds < *best->seconds)) best = &e;
+    }
+    if (best == nullptr) {
+      std::string why;
+      for (const auto& e : bp.estimates) why += (why.empty() ? "" : "; ") + std::string(e.engine->name) + ": " + e.why;
+      throw engine_error(engine_error::kind::too_large, "no engine can compute a " + std::to_string(bp.matrix.n()) +
+                                                            " x " + std::to_string(bp.matrix.n()) + " block (" + why +
+                                                            ")");
+    }
+    bp.engine = best->engine;
+    plan.blocks.push_back(std::move(bp));
   };
   plan.fine_block_sizes = take_fine_blocks(a, matching);
   plan.fine_blocks = static_cast<int>(plan.fine_block_sizes.size());
@@ -163,6 +199,12 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
     matrix_block block = std::move(pending.back());
     pending.pop_back();
     const sparse_matrix& m = block.matrix;
+    if (plan.complex) {  // degree reductions are real (structure/reductions.cuh): the block as it is
+      block_plan bp;
+      bp.matrix = m;
+      plan_block(bp);
+      continue;
+    }
     reduction_result r = reduce_degrees(m);
     plan.degree_one += r.degree_one;
     plan.degree_two += r.degree_two;
@@ -184,21 +226,7 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
     }
     block_plan bp;
     bp.matrix = std::move(r.matrix);
-    bp.order = frontier_orders(bp.matrix).front();
-    bp.estimates = detail::estimate_engines({bp.matrix, bp.order, options, memory_limit});
-    const engine_estimate* best = nullptr;
-    for (const auto& e : bp.estimates) {
-      if (e.seconds && (best == nullptr || *e.seconds < *best->seconds)) best = &e;
-    }
-    if (best == nullptr) {
-      std::string why;
-      for (const auto& e : bp.estimates) why += (why.empty() ? "" : "; ") + std::string(e.engine->name) + ": " + e.why;
-      throw engine_error(engine_error::kind::too_large, "no engine can compute a " + std::to_string(bp.matrix.n()) +
-                                                            " x " + std::to_string(bp.matrix.n()) + " block (" + why +
-                                                            ")");
-    }
-    bp.engine = best->engine;
-    plan.blocks.push_back(std::move(bp));
+    plan_block(bp);
   }
   std::sort(plan.blocks.begin(), plan.blocks.end(),
             [](const block_plan& x, const block_plan& y) { return x.matrix.n() > y.matrix.n(); });

@@ -4,6 +4,10 @@
 //   permanent (string: the exact integer when exact, else %.17g), value, exact, error_bound (a proven
 //   bound on |value − permanent| for floating results, null when exact), trusted_digits, engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen,
 //   compile, compute, total}
+//
+// A complex matrix's record differs in these: permanent is "a + bi" (or "a - bi"), value is null,
+// and complex (true), real and imag (the parts as permanent writes them), real_value and imag_value
+// (numbers) follow exact; error_bound bounds the modulus of the error. Real records have none of them.
 #include <cmath>
 #include <string>
 
@@ -20,13 +24,25 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
       .measurement("compute", r.seconds.compute)
       .measurement("total", r.seconds.total);
   json::object out;
-  out.string("permanent", r.permanent);
-  if (std::isfinite(r.value)) {
-    out.number("value", r.value);
+  const auto number_or_null = [&](const char* key, double v) {
+    if (std::isfinite(v)) {
+      out.number(key, v);
+    } else {
+      out.null(key);  // an exact permanent beyond the range of double: only the string holds it
+    }
+  };
+  out.string("permanent", complex_text(r));
+  if (r.complex) {
+    out.null("value");
   } else {
-    out.null("value");  // an exact permanent beyond the range of double: only the string holds it
+    number_or_null("value", r.value);
   }
   out.boolean("exact", r.exact);
+  if (r.complex) {
+    out.boolean("complex", true).string("real", r.permanent).string("imag", r.permanent_imag);
+    number_or_null("real_value", r.value);
+    number_or_null("imag_value", r.imag);
+  }
   if (r.error_bound) {
     out.number("error_bound", *r.error_bound);
   } else {

@@ -108,10 +108,10 @@ TEST_CASE("malformed input names the file and line") {
         "m.mtx:1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)");
   CHECK(error_of("%%MatrixMarket vector coordinate real general\n") ==
         "m.mtx:1: only 'matrix' objects are supported, not 'vector'");
-  CHECK(error_of("%%MatrixMarket matrix coordinate complex general\n") ==
-        "m.mtx:1: complex matrices are not supported yet");
+  CHECK(error_of("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 4\n") ==
+        "m.mtx:3: expected 4 fields (row column real imaginary) for a complex entry, found 3");
   CHECK(error_of("%%MatrixMarket matrix coordinate real hermitian\n") ==
-        "m.mtx:1: hermitian matrices are complex, which is not supported yet");
+        "m.mtx:1: the 'hermitian' symmetry needs the 'complex' field (a real hermitian matrix is 'symmetric')");
   CHECK(error_of("%%MatrixMarket matrix sparse real general\n") ==
         "m.mtx:1: unknown format 'sparse' (expected 'coordinate' or 'array')");
   CHECK(error_of("%%MatrixMarket matrix array pattern general\n") ==

@@ -82,6 +82,8 @@ inline std::string kind_name(sparseperm::value_kind kind) {
       return "ones";
     case sparseperm::value_kind::integers:
       return "integers";
+    case sparseperm::value_kind::complex:
+      return "complex";
   }
   return "?";
 }

@@ -36,6 +36,16 @@ std::string ones_matrix(int n) {
   return text;
 }
 
+// A dense n × n integer matrix without repeated rows or columns: a_ij = 1 + i + n·j (1-based i, j).
+std::string distinct_matrix(int n) {
+  std::string text =
+      "%%MatrixMarket matrix array integer general\n" + std::to_string(n) + " " + std::to_string(n) + "\n";
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) text += std::to_string(1 + i + n * j) + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("--help everywhere") {
@@ -61,7 +71,7 @@ TEST_CASE("compute --json keeps its contract") {
     CHECK(v["value"].as_number() == 5040);
     CHECK(v["exact"].as_bool());
     CHECK(v["error_bound"].is_null());
-    CHECK(v["engine"].as_string() == (std::string(engine) == "auto" ? "cpu-sparse" : engine));
+    CHECK(v["engine"].as_string() == (std::string(engine) == "auto" ? "glynn" : engine));  // all rows alike
     CHECK(v["n"].as_number() == 7);
     CHECK(v["nnz"].as_number() == 49);
     CHECK(v["threads"].is_number());
@@ -85,7 +95,8 @@ TEST_CASE("human output") {
   const auto r = run("compute " + write_file("ones5.mtx", ones_matrix(5)) + " --threads 1");
   CHECK(r.code == 0);
   CHECK(r.out.find("permanent  120  (exact)") != std::string::npos);
-  CHECK(r.out.find("engine     cpu-sparse, 1 thread:") != std::string::npos);
+  CHECK(r.out.find("engine     glynn, 1 thread: ") != std::string::npos);
+  CHECK(r.out.find("block 5 x 5: glynn (1 distinct rows, 5 terms)") != std::string::npos);
   CHECK(r.out.find("matrix     5 x 5, 25 nonzeros") != std::string::npos);
   CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
   // a floating result says how many digits its error bound guarantees
@@ -116,8 +127,10 @@ TEST_CASE("every malformed input: one line naming file and line, exit code 2") {
       {"nobanner.mtx", "2 2 1\n1 1 1\n", "1: missing '%%MatrixMarket' banner on the first line"},
       {"badbanner.mtx", "%%MatrixMarket matrix coordinate real\n",
        "1: the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found 4 words)"},
-      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
-       "1: complex matrices are not supported yet"},
+      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1\n",
+       "3: expected 4 fields (row column real imaginary) for a complex entry, found 3"},
+      {"hermitian.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 2\n",
+       "3: a hermitian matrix has a real diagonal, but entry (1, 1) has the imaginary part '2'"},
       {"badsize.mtx", general + "2 2\n", "2: the size line must read 'ROWS COLUMNS ENTRIES'"},
       {"nonsquare.mtx", general + "2 3 1\n1 1 1\n",
        "2: the matrix is 2 x 3: not square (the permanent is defined for square matrices)"},
@@ -141,13 +154,20 @@ TEST_CASE("every malformed input: one line naming file and line, exit code 2") {
 }
 
 TEST_CASE("n above an engine's limit points at the size line") {
-  const std::string big = write_file("ones65.mtx", ones_matrix(65));
+  const std::string big = write_file("distinct65.mtx", distinct_matrix(65));
   // auto: the planner says why no engine fits (dp's memory depends on the machine)
-  const auto all_ones = run("compute " + big);
-  CHECK(all_ones.code == 2);
-  CHECK(all_ones.err.rfind("error: " + big + ":2: no engine can compute a 65 x 65 block (", 0) == 0);
-  CHECK(all_ones.err.find("dp: needs about ") != std::string::npos);
-  CHECK(all_ones.err.find("cpu-sparse: n > 64") != std::string::npos);
+  const auto dense = run("compute " + big);
+  CHECK(dense.code == 2);
+  CHECK(dense.err.rfind("error: " + big + ":2: no engine can compute a 65 x 65 block (", 0) == 0);
+  CHECK(dense.err.find("dp: needs about ") != std::string::npos);
+  CHECK(dense.err.find("cpu-sparse: n > 64") != std::string::npos);
+  CHECK(dense.err.find("glynn: no repeated rows or columns") != std::string::npos);
+  // all ones: 65 equal rows, Glynn's 65 terms, exactly 65!
+  const auto ones = run("compute " + write_file("ones65.mtx", ones_matrix(65)));
+  CHECK(ones.code == 0);
+  CHECK(ones.out.find("permanent  "
+                      "8247650592082470666723170306785496252186258551345437492922123134388955774976000000000000000  "
+                      "(exact)") != std::string::npos);
   check_error(run("compute " + big + " --engine cpu-sparse"),
               big + ":2: n = 65 exceeds the limit of engine 'cpu-sparse' (n <= 64)");
   const std::string medium = write_file("ones27.mtx", ones_matrix(27));
@@ -294,7 +314,7 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
   check_error(run("compute " + ok + " --engine warp-drive"),
               "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, "
-              "cpu-cached, cpu-sparse, dp, reference)");
+              "cpu-cached, cpu-sparse, dp, glynn, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");
@@ -330,7 +350,7 @@ TEST_CASE("generate is deterministic and its output computes") {
   check_error(run("generate --n 16 --density 0.3 --seed 1 --values int:0:0 -o " + a),
               "option '--values': the range '0:0' holds no nonzero integer");
   check_error(run("generate --n 16 --density 0.3 --seed 1 --values gaussian -o " + a),
-              "option '--values': 'gaussian' is not uniform, ones, int:K or int:A:B");
+              "option '--values': 'gaussian' is not uniform, ones, complex, int:K or int:A:B");
 }
 
 TEST_CASE("inspect shows structure and plans") {
@@ -340,9 +360,8 @@ TEST_CASE("inspect shows structure and plans") {
   for (const char* part :
        {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
         "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
-        "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows",
-        "compute --engine auto would run: cpu-sparse", "gpu-cached plan (cost model",
-        "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
+        "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows", "compute --engine auto would run: glynn",
+        "gpu-cached plan (cost model", "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
     CAPTURE(part);
     CHECK(r.out.find(part) != std::string::npos);
   }
@@ -380,4 +399,50 @@ TEST_CASE("bench prints a table and writes CSV") {
   check_error(run("bench --precisions quad"), "bench: unknown precision 'quad' (default, double, compensated, exact)");
   check_error(run("bench --engines cpu-sparse --baseline reference"),
               "bench: the baseline 'reference' is not among --engines");
+}
+
+TEST_CASE("complex files: a + bi, the JSON parts, and engines for real matrices refuse in one line") {
+  const std::string file = write_file("z.mtx",
+                                      "%%MatrixMarket matrix coordinate complex general\n2 2 3\n"
+                                      "1 1 1 1\n1 2 2 0\n2 2 0 -3\n");
+  const auto r = run("compute " + file);  // (1 + i)(−3i) = 3 − 3i
+  CHECK(r.code == 0);
+  CHECK(r.out.find("permanent  3 - 3i  (exact)") != std::string::npos);
+  const json::value v = json::parse(run("compute " + file + " --json").out);
+  CHECK(v["permanent"].as_string() == "3 - 3i");
+  CHECK(v["value"].is_null());
+  CHECK(v["complex"].as_bool());
+  CHECK(v["real"].as_string() == "3");
+  CHECK(v["imag"].as_string() == "-3");
+  CHECK(v["imag_value"].as_number() == -3);
+  check_error(run("compute " + file + " --engine cpu-cached"),
+              file +
+                  ": engine 'cpu-cached' computes real matrices only, and this one is complex (engines for "
+                  "complex matrices: gpu-sparse, cpu-sparse, dp, glynn, reference)");
+  const std::string floating = write_file("zf.mtx",
+                                          "%%MatrixMarket matrix array complex hermitian\n2 2\n"
+                                          "0.5 0\n0.25 0.125\n2 0\n");
+  const json::value f = json::parse(run("compute " + floating + " --json --engine cpu-sparse").out);
+  CHECK_FALSE(f["exact"].as_bool());
+  CHECK(f["real_value"].as_number() == doctest::Approx(1 + 0.25 * 0.25 + 0.125 * 0.125));
+  CHECK(std::fabs(f["imag_value"].as_number()) <= f["error_bound"].as_number());
+}
+
+TEST_CASE("multiplicities: the repeated matrix without writing it, and mistakes in one line") {
+  // [[1, 2], [3, 4]] with row 1 twice and column 2 twice: [[1, 2, 2], [1, 2, 2], [3, 4, 4]]
+  const std::string file = write_file("m2.mtx", general + "2 2 4\n1 1 1\n1 2 2\n2 1 3\n2 2 4\n");
+  const std::string expanded =
+      write_file("m3.mtx", general + "3 3 9\n1 1 1\n1 2 2\n1 3 2\n2 1 1\n2 2 2\n2 3 2\n3 1 3\n3 2 4\n3 3 4\n");
+  const json::value a =
+      json::parse(run("compute " + file + " --row-multiplicities 2,1 --column-multiplicities 1,2 --json").out);
+  const json::value b = json::parse(run("compute " + expanded + " --engine reference --json").out);
+  CHECK(a["permanent"].as_string() == b["permanent"].as_string());
+  CHECK(a["engine"].as_string() == "glynn");
+  check_error(run("compute " + file + " --row-multiplicities 2,1,1"),
+              "option '--row-multiplicities': 3 counts for a matrix of 2 rows");
+  check_error(run("compute " + file + " --row-multiplicities 2,2 --column-multiplicities 1,2"),
+              "the row multiplicities sum to 4 and the column multiplicities to 3: the repeated matrix would not be "
+              "square");
+  check_error(run("compute " + file + " --column-multiplicities 1,x"),
+              "option '--column-multiplicities': 'x' is not a whole number");
 }

@@ -370,9 +370,9 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   CHECK(run_raw("SPARSEPERM_MEMORY_LIMIT=8G " + cli + " compute " + quote(m2)).code == 0);
   check_one_line(run_raw("SPARSEPERM_MEMORY_LIMIT=8X " + cli + " compute " + quote(m2)),
                  "SPARSEPERM_MEMORY_LIMIT='8X' is not a size");
-  // a dense 100 x 100: no engine, and no negative count of states
+  // a dense 100 x 100 without repeated rows: no engine, and no negative count of states
   std::string dense = "%%MatrixMarket matrix array real general\n100 100\n";
-  for (int k = 0; k < 100 * 100; ++k) dense += "1\n";
+  for (int k = 0; k < 100 * 100; ++k) dense += std::to_string(k + 1) + "\n";
   const std::string dense_file = (dir / "dense.mtx").string();
   write(dense_file, dense);
   const auto d = run_raw(cli + " compute " + quote(dense_file));

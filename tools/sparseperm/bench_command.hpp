@@ -69,6 +69,7 @@ struct bench_row {
   double speedup = 0;
   std::string permanent;
   double value = 0;
+  double imag = 0;     // complex values
   std::string digits;  // "exact", or the significant digits the error bound guarantees
   double bound = 0;    // the error bound (0 when exact)
 };
@@ -189,8 +190,9 @@ inline int run_bench(int argc, char** argv) {
               seconds.push_back(r.seconds.compute);
               if (k == 0) row.compile = r.seconds.codegen + r.seconds.compile;
               if (r.registers_per_thread > 0) row.registers = std::to_string(r.registers_per_thread);
-              row.permanent = r.permanent;
+              row.permanent = complex_text(r);  // "a + bi" for complex values
               row.value = r.value;
+              row.imag = r.imag;
               const auto trusted = trusted_digits(r);
               row.digits = r.exact ? "exact" : trusted ? std::to_string(*trusted) : "-";
               row.bound = r.error_bound.value_or(0);
@@ -214,8 +216,8 @@ inline int run_bench(int argc, char** argv) {
       }
       for (std::size_t k = first_row; k < rows.size(); ++k) {
         rows[k].speedup = rows[k].median > 0 ? base / rows[k].median : 0;
-        const double a = rows[k].value, b = rows[first_row].value;
-        if (std::fabs(a - b) > (rows[k].bound + rows[first_row].bound) * (1 + 1e-12)) {
+        const double distance = std::hypot(rows[k].value - rows[first_row].value, rows[k].imag - rows[first_row].imag);
+        if (distance > (rows[k].bound + rows[first_row].bound) * (1 + 1e-12)) {
           std::fprintf(stderr, "bench: warning: %s and %s disagree on n=%d p=%g: %s vs %s\n", rows[k].engine.c_str(),
                        rows[first_row].engine.c_str(), n, density, rows[k].permanent.c_str(),
                        rows[first_row].permanent.c_str());

@@ -7,6 +7,7 @@
 #include <sparseperm/perm.cuh>
 
 #include <sparseperm/result_json.cuh>
+#include <sparseperm/structure/repeated_lines.cuh>
 #include "arguments.hpp"
 #include "progress_bar.hpp"
 
@@ -14,9 +15,11 @@ namespace sparseperm::cli {
 
 inline const char* compute_help =
     "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--device D] [--json]\n"
+    "                          [--row-multiplicities R1,R2,...] [--column-multiplicities C1,C2,...]\n"
     "\n"
-    "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer or\n"
-    "pattern; general, symmetric or skew-symmetric).\n"
+    "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer, complex\n"
+    "or pattern; general, symmetric, skew-symmetric or hermitian). A complex matrix's permanent is\n"
+    "printed as a + bi; engines for complex matrices: reference, cpu-sparse, gpu-sparse, dp, glynn.\n"
     "\n"
     "  --engine NAME   auto (the default), gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse,\n"
     "                  cpu-cached, cpu-sparse, dp, reference. auto splits the matrix into blocks and\n"
@@ -30,10 +33,17 @@ inline const char* compute_help =
     "                  128 bits suffice (and on dp), else compensated\n"
     "  --threads N     CPU threads (default: all that are available)\n"
     "  --device D      the CUDA device of the GPU engines (default 0)\n"
+    "  --row-multiplicities R1,R2,...     the permanent of the matrix with row i repeated Ri times\n"
+    "  --column-multiplicities C1,C2,...  and column j Cj times (one count per line, 0 drops it; both\n"
+    "                  lists sum to the same total, 1 each where one is left out). The glynn engine\n"
+    "                  then needs prod(Ri + 1) terms, not 2^(total - 1); auto finds repeated rows and\n"
+    "                  columns in any matrix\n"
     "  --json          print one JSON object: permanent (a string: the exact integer when exact,\n"
     "                  otherwise %.17g), value, exact, error_bound (floating results: a proven bound\n"
     "                  on |value - permanent|; null when exact), trusted_digits, engine, n, nnz,\n"
-    "                  threads, plan, file, seconds {plan, codegen, compile, compute, total}\n"
+    "                  threads, plan, file, seconds {plan, codegen, compile, compute, total}. For a\n"
+    "                  complex matrix: permanent \"a + bi\", value null, and complex (true), real,\n"
+    "                  imag (strings), real_value, imag_value (numbers); the bound is on the modulus\n"
     "\n"
     "gpu-cached, gpu-hybrid and gpu-purereg generate a kernel for the matrix and compile it with nvcc,\n"
     "cpu-cached a module with g++ -O3 -march=native ($SPARSEPERM_CXX to choose another compiler), into\n"
@@ -44,13 +54,14 @@ inline const char* compute_help =
 inline void print_result(const permanent_result& r) {
   const engine_description* engine = find_engine(r.engine);  // null for "structure" and blocks' "a+b"
   const bool gpu = engine != nullptr && engine->on_gpu();
+  const std::string value = complex_text(r);  // "a + bi" for complex matrices
   if (r.exact) {
-    std::printf("permanent  %s  (exact)\n", r.permanent.c_str());
+    std::printf("permanent  %s  (exact)\n", value.c_str());
   } else if (const auto digits = trusted_digits(r)) {
-    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", r.permanent.c_str(),
-                *digits, *digits == 1 ? "" : "s", *r.error_bound);
+    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", value.c_str(), *digits,
+                *digits == 1 ? "" : "s", *r.error_bound);
   } else {
-    std::printf("permanent  %s  (double precision)\n", r.permanent.c_str());
+    std::printf("permanent  %s  (double precision)\n", value.c_str());
   }
   if (r.engine == structure_engine_name) {
     std::printf("engine     none needed: %s\n", r.plan.c_str());
@@ -91,8 +102,49 @@ inline permanent_result compute_file(const matrix_market_file& file, const compu
   }
 }
 
+// --row-multiplicities and --column-multiplicities: one count per line of the file's matrix, the
+// same total; the matrix they stand for replaces the file's (its size errors then name the flags).
+inline std::vector<int> parse_multiplicities(const arguments& args, const char* option, int n) {
+  const auto text = args.value(option);
+  if (!text) return std::vector<int>(static_cast<std::size_t>(n), 1);
+  std::vector<int> counts;
+  for (const std::string& item : split_list(option, *text))
+    counts.push_back(static_cast<int>(parse_integer(option, item, 0, 1 << 20)));
+  if (counts.size() != static_cast<std::size_t>(n)) {
+    throw usage_error("option '--" + std::string(option) + "': " + std::to_string(counts.size()) +
+                      " counts for a matrix of " + std::to_string(n) + " " +
+                      (std::string(option).rfind("row", 0) == 0 ? "rows" : "columns"));
+  }
+  return counts;
+}
+
+inline void apply_multiplicities(const arguments& args, matrix_market_file& file) {
+  if (!args.value("row-multiplicities") && !args.value("column-multiplicities")) return;
+  const int n = file.matrix.n();
+  const std::vector<int> rows = parse_multiplicities(args, "row-multiplicities", n);
+  const std::vector<int> columns = parse_multiplicities(args, "column-multiplicities", n);
+  long long row_total = 0, column_total = 0;
+  for (int r : rows) row_total += r;
+  for (int c : columns) column_total += c;
+  if (row_total != column_total) {
+    throw usage_error("the row multiplicities sum to " + std::to_string(row_total) +
+                      " and the column multiplicities to " + std::to_string(column_total) +
+                      ": the repeated matrix would not be square");
+  }
+  if (row_total > max_matrix_market_dimension) throw usage_error("the multiplicities sum beyond the size limit");
+  if (!file.matrix.input_rounding().empty()) {
+    std::vector<double> rounding;  // each copy of a row keeps its row's bound
+    for (int i = 0; i < n; ++i) rounding.insert(rounding.end(), rows[i], file.matrix.input_rounding()[i]);
+    file.matrix = expand_lines(file.matrix, rows, columns);
+    file.matrix.set_input_rounding(std::move(rounding));
+  } else {
+    file.matrix = expand_lines(file.matrix, rows, columns);
+  }
+}
+
 inline int run_compute(int argc, char** argv) {
-  const arguments args(argc, argv, 2, {"json", "help"}, {"engine", "threads", "device", "precision"});
+  const arguments args(argc, argv, 2, {"json", "help"},
+                       {"engine", "threads", "device", "precision", "row-multiplicities", "column-multiplicities"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
     return 0;
@@ -116,7 +168,8 @@ inline int run_compute(int argc, char** argv) {
   if (const auto device = args.value("device"))
     options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
 
-  const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  apply_multiplicities(args, file);
   options.source_name = std::filesystem::path(file.path).filename().string();
   progress_counter progress;
   options.progress = &progress;

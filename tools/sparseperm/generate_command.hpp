@@ -20,11 +20,16 @@ inline const char* generate_help =
     "  --values uniform   values uniform in (0, 1] (the default)\n"
     "  --values ones      all ones (a 0/1 matrix: its permanent counts perfect matchings)\n"
     "  --values int:K     integers uniform in [1, K]\n"
-    "  --values int:A:B   integers uniform in [A, B] without 0\n";
+    "  --values int:A:B   integers uniform in [A, B] without 0\n"
+    "  --values complex   complex values, real and imaginary parts each uniform in (-1, 1]\n";
 
 inline void parse_values(const std::string& text, erdos_renyi_options& options) {
   if (text == "uniform") {
     options.values = value_kind::uniform;
+    return;
+  }
+  if (text == "complex") {
+    options.values = value_kind::complex;
     return;
   }
   if (text == "ones") {
@@ -48,7 +53,7 @@ inline void parse_values(const std::string& text, erdos_renyi_options& options) 
     }
     return;
   }
-  throw usage_error("option '--values': '" + text + "' is not uniform, ones, int:K or int:A:B");
+  throw usage_error("option '--values': '" + text + "' is not uniform, ones, complex, int:K or int:A:B");
 }
 
 inline int run_generate(int argc, char** argv) {

@@ -59,7 +59,7 @@ class random_stream {
   std::uint64_t state_[4]{};
 };
 
-enum class value_kind { uniform, ones, integers };
+enum class value_kind { uniform, ones, integers, complex };  // complex: both parts uniform in (−1, 1]
 
 struct erdos_renyi_options {
   int n = 0;
@@ -91,6 +91,8 @@ inline sparse_matrix generate_erdos_renyi(const erdos_renyi_options& options) {
         return 1.0;
       case value_kind::uniform:
         return 1.0 - stream.uniform();  // (0, 1]
+      case value_kind::complex:
+        return 1.0 - 2 * stream.uniform();  // (−1, 1], a part
       case value_kind::integers: {
         std::int64_t v = options.low + static_cast<std::int64_t>(stream.below(span));
         if (zero_in_range && v >= 0) ++v;  // skip 0
@@ -103,7 +105,9 @@ inline sparse_matrix generate_erdos_renyi(const erdos_renyi_options& options) {
     std::vector<matrix_entry> entries;
     for (int i = 0; i < options.n; ++i) {
       for (int j = 0; j < options.n; ++j) {
-        if (stream.uniform() < options.density) entries.push_back({i, j, draw_value()});
+        if (stream.uniform() >= options.density) continue;
+        const double value = draw_value();
+        entries.push_back({i, j, value, options.values == value_kind::complex ? draw_value() : 0.0});
       }
     }
     sparse_matrix matrix = sparse_matrix::from_entries(options.n, std::move(entries));

@@ -23,10 +23,14 @@ struct phase_seconds {
 inline constexpr std::string_view structure_engine_name = "structure";
 
 struct permanent_result {
-  double value = 0;                   // the permanent, rounded to a double
+  double value = 0;                   // the permanent (its real part when complex), rounded to a double
   std::string permanent;              // exact decimal integer when `exact`, otherwise value in %.17g
   bool exact = false;                 // computed in exact integer arithmetic
   std::optional<double> error_bound;  // floating results: a proven bound on |value − permanent|
+                                      // (complex: on the modulus of the difference)
+  bool complex = false;               // a complex matrix's permanent: its imaginary part below
+  double imag = 0;
+  std::string permanent_imag;  // as `permanent`
   std::string engine;
   int n = 0;
   std::int64_t nnz = 0;
@@ -49,6 +53,30 @@ inline void set_exact_value(permanent_result& result, long long value, std::stri
   result.permanent = std::to_string(value);
   result.exact = true;
   result.plan = std::move(plan);
+  if (result.complex) {
+    result.imag = 0;
+    result.permanent_imag = std::to_string(0);  // (a literal here trips a false -Wrestrict in g++ 12)
+  }
+}
+
+// A complex result's imaginary part: exact (a decimal integer) or floating (finite, else an error).
+inline void set_imaginary_part(permanent_result& result, double imag, std::string decimal = "") {
+  if (decimal.empty() && !std::isfinite(imag)) {
+    throw engine_error(engine_error::kind::overflow,
+                       "the permanent's imaginary part is not finite in double "
+                       "precision: the values are too large for engine '" +
+                           result.engine + "'");
+  }
+  result.complex = true;
+  result.imag = imag;
+  result.permanent_imag = decimal.empty() ? format_double(imag) : std::move(decimal);
+}
+
+// "a + bi" (or "a - bi") of a complex result's strings.
+inline std::string complex_text(const permanent_result& r) {
+  if (!r.complex) return r.permanent;
+  const bool negative = !r.permanent_imag.empty() && r.permanent_imag.front() == '-';
+  return r.permanent + (negative ? " - " : " + ") + (negative ? r.permanent_imag.substr(1) : r.permanent_imag) + "i";
 }
 
 // A floating result; one that overflowed (Inf or NaN) is an error, never a number.
@@ -80,8 +108,9 @@ inline std::optional<int> trusted_digits(const permanent_result& r) {
   if (r.exact || !r.error_bound) return std::nullopt;
   const double bound = *r.error_bound;
   if (bound == 0) return 17;
-  if (!(bound < std::fabs(r.value))) return 0;
-  const double digits = std::floor(-std::log10(bound / std::fabs(r.value)));
+  const double magnitude = r.complex ? std::hypot(r.value, r.imag) : std::fabs(r.value);
+  if (!(bound < magnitude)) return 0;
+  const double digits = std::floor(-std::log10(bound / magnitude));
   return digits < 0 ? 0 : digits > 17 ? 17 : static_cast<int>(digits);
 }
 

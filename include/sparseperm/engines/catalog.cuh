@@ -9,6 +9,7 @@
 //   engine_descriptions()        their run-time descriptions (engines/engine.cuh), in catalog order
 //   find_engine(name)            the engine called `name`, or nullptr: the CLI's and JSON's door
 //   engine_names()               "auto, gpu-cached, ..." for messages
+//   complex_engine_names()       those that take complex matrices, likewise
 //   engine_unavailable(e, opt)   why e cannot run on this machine with this build, or nothing
 #include <array>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "cpu_sparse.cuh"
 #include "dp.cuh"
 #include "engine.cuh"
+#include "glynn.cuh"
 #include "gpu_cached.cuh"
 #include "gpu_hybrid.cuh"
 #include "gpu_purereg.cuh"
@@ -52,8 +54,9 @@ using extra_engines = engine_list<>;
 namespace sparseperm {
 
 // In the order `inspect` and the CLI's help show them.
-using library_engines = engine_list<engines::gpu_cached, engines::gpu_hybrid, engines::gpu_purereg, engines::gpu_sparse,
-                                    engines::cpu_cached, engines::cpu_sparse, engines::dp, engines::reference>;
+using library_engines =
+    engine_list<engines::gpu_cached, engines::gpu_hybrid, engines::gpu_purereg, engines::gpu_sparse,
+                engines::cpu_cached, engines::cpu_sparse, engines::dp, engines::glynn, engines::reference>;
 
 using engine_catalog = typename engine_list_join<library_engines, extra_engines>::type;
 
@@ -69,6 +72,15 @@ inline const engine_description* find_engine(std::string_view name) {
 inline std::string engine_names() {
   std::string names = "auto";
   for (const engine_description* e : engine_descriptions()) names += ", " + std::string(e->name);
+  return names;
+}
+
+// The engines that compute complex matrices' permanents, for messages.
+inline std::string complex_engine_names() {
+  std::string names;
+  for (const engine_description* e : engine_descriptions()) {
+    if (e->complex_values) names += (names.empty() ? "" : ", ") + std::string(e->name);
+  }
   return names;
 }
 

@@ -36,6 +36,7 @@
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/big_integer.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../ryser/runtime_arithmetic.cuh"
@@ -94,6 +95,48 @@ struct dp_big {
   using value = big_integer;
   static value one() { return big_integer(1ll); }
   static void add_product(value& to, const value& from, double a) { to += from.times(static_cast<long long>(a)); }
+};
+
+// Complex matrices: the same three, with complex entries (is_complex_arithmetic).
+struct dp_complex {
+  struct value {
+    two_sum re, im;
+  };
+  static value one() { return {{1, 0}, {0, 0}}; }
+  static void add_product(value& to, const value& from, const complex_double& a) {
+    const complex_double p = complex_double{from.re.value(), from.im.value()} * a;
+    to.re.add(p.re);
+    to.im.add(p.im);
+  }
+};
+
+#if SPARSEPERM_HAS_INT128
+struct dp_gaussian128 {
+  using value = complex_number<__int128>;
+  static value one() { return {1, 0}; }
+  static void add_product(value& to, const value& from, const complex_double& a) {
+    to += from * value(static_cast<__int128>(a.re), static_cast<__int128>(a.im));
+  }
+};
+#endif
+
+struct dp_gaussian_big {
+  struct value {
+    big_integer re, im;
+  };
+  static value one() { return {big_integer(1ll), big_integer(0ll)}; }
+  static void add_product(value& to, const value& from, const complex_double& a) {
+    const auto re = static_cast<long long>(a.re), im = static_cast<long long>(a.im);
+    to.re += from.re.times(re);
+    to.re += from.im.times(-im);
+    to.im += from.re.times(im);
+    to.im += from.im.times(re);
+  }
+};
+
+template <class Arithmetic>
+inline constexpr bool is_complex_arithmetic = requires(typename Arithmetic::value& to, const complex_double& a) {
+  Arithmetic::add_product(to, to, a);
 };
 
 // Open addressing, linear probing; keys and values side by side.
@@ -157,6 +200,7 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
   for (const int c : columns) {
     const auto rows = a.column_rows(c);
     const auto values = a.column_values(c);
+    const auto imag = a.column_imag(c);
     key finishing{};
     for (const int r : rows) {
       if (slot[r] < 0) slot[r] = free_slots.back(), free_slots.pop_back();
@@ -176,7 +220,11 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
           if (!extended.contains(finishing)) continue;  // a row with no column left must be matched now
           extended.remove(finishing);
           if (shards > 1 && static_cast<int>(extended.hash() % static_cast<std::uint64_t>(shards)) != shard) continue;
-          Arithmetic::add_product(table.at(extended), v, values[e]);
+          if constexpr (is_complex_arithmetic<Arithmetic>) {
+            Arithmetic::add_product(table.at(extended), v, complex_double{values[e], imag.empty() ? 0.0 : imag[e]});
+          } else {
+            Arithmetic::add_product(table.at(extended), v, values[e]);
+          }
         }
       }
       next[shard].reserve(table.size());
@@ -235,10 +283,14 @@ inline bool has_negative_value(const sparse_matrix& a) {
   return false;
 }
 
-// |A|, entry by entry.
+// |A|, entry by entry; complex moduli rounded up, so that perm of the result bounds perm(|A|).
 inline sparse_matrix absolute_values(const sparse_matrix& a) {
   std::vector<matrix_entry> entries = a.entries();
-  for (auto& e : entries) e.value = std::fabs(e.value);
+  for (auto& e : entries) {
+    e.value = e.imag == 0 ? std::fabs(e.value)
+                          : std::nextafter(std::hypot(e.value, e.imag), std::numeric_limits<double>::infinity());
+    e.imag = 0;
+  }
   return sparse_matrix::from_entries(a.n(), std::move(entries));
 }
 
@@ -249,11 +301,53 @@ struct dp_value {
   bool exact = false;
   detail::big_integer exact_value;
   double value = 0;
+  bool complex = false;  // complex matrices: the imaginary part
+  detail::big_integer exact_imag;
+  double imag = 0;
   double error_bound = 0;  // real matrices: a bound on |value − permanent|
   std::string arithmetic;
   std::size_t peak_states = 0;
   double transitions = 0;
 };
+
+// Complex matrices: Gaussian integers exactly, else complex doubles with TwoSum per part, bounded
+// like real ones (below) with four roundings a complex multiplication and perm(|A|) from a run on
+// the moduli.
+inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& order, int threads, dp_value& result,
+                                 detail::dp_run_stats& stats) {
+  result.complex = true;
+  if (a.has_integer_values()) {
+    result.exact = true;
+#if SPARSEPERM_HAS_INT128
+    if (detail::fits_int128(a, 0)) {
+      const auto v = detail::run_dp_words<detail::dp_gaussian128>(a, order, threads, stats);
+      result.exact_value = detail::big_integer(v.re);
+      result.exact_imag = detail::big_integer(v.im);
+      result.arithmetic = "exact 128-bit Gaussian integers";
+    } else
+#endif
+    {
+      auto v = detail::run_dp_words<detail::dp_gaussian_big>(a, order, threads, stats);
+      result.exact_value = std::move(v.re);
+      result.exact_imag = std::move(v.im);
+      result.arithmetic = "exact big Gaussian integers";
+    }
+    result.value = result.exact_value.to_double();
+    result.imag = result.exact_imag.to_double();
+    return;
+  }
+  const auto v = detail::run_dp_words<detail::dp_complex>(a, order, threads, stats);
+  result.value = v.re.value();
+  result.imag = v.im.value();
+  result.arithmetic = "complex double, compensated sums per state; bound from a second run on |A|";
+  // per column: a complex multiplication (4 roundings), value() and the TwoSum rest of each part
+  const double g = detail::gamma_of(6.0 * a.n() + 6, 0x1p-53);
+  const sparse_matrix moduli = detail::absolute_values(a);
+  detail::dp_run_stats abs_stats;
+  const double abs_permanent = detail::run_dp_words<detail::dp_double>(moduli, order, threads, abs_stats).value();
+  result.error_bound = (g * abs_permanent / (1 - g) + 8 * detail::dp_underflow_allowance(moduli, stats.transitions)) *
+                       detail::bound_margin;
+}
 
 inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0) {
   if (order.frontier > dp_max_frontier) {
@@ -264,7 +358,9 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
   threads = detail::engine_threads(threads);
   dp_value result;
   detail::dp_run_stats stats;
-  if (a.has_integer_values()) {
+  if (a.is_complex()) {
+    permanent_dp_complex(a, order, threads, result, stats);
+  } else if (a.has_integer_values()) {
     result.exact = true;
 #if SPARSEPERM_HAS_INT128
     if (detail::fits_int128(a, 0)) {
@@ -307,12 +403,14 @@ struct dp {
   static constexpr std::string_view summary =
       "column-frontier dynamic program: cost set by the frontier under the best column order found, not by n";
   static constexpr engine_placement placement = engine_placement::host;
+  static constexpr bool complex_values = true;
   static constexpr int max_n = 1 << 20;
   static constexpr exact_reach exact = exact_reach::any_integer;
   static constexpr bool cpu_threads = true;
   static constexpr bool rounds_to_grids = false;      // its bound needs no grids
   static constexpr double transition_seconds = 2e-8;  // per predicted transition, 2 cores (mesh1e1: 2.3e7 in 0.47 s)
   static constexpr double big_integer_factor = 4;     // big-integer states cost more
+  static constexpr double complex_factor = 3;         // complex states: two sums and a complex product
 
   static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e);
@@ -337,8 +435,10 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier
     result.exact = true;
     result.permanent = v.exact_value.to_decimal();
     result.value = v.value;
+    if (v.complex) set_imaginary_part(result, v.imag, v.exact_imag.to_decimal());
   } else {
     set_floating_value(result, v.value);
+    if (v.complex) set_imaginary_part(result, v.imag);
     set_error_bound(result, v.error_bound);
   }
   result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
@@ -363,7 +463,7 @@ inline void engines::dp::estimate(const planner_block& block, engine_estimate& e
   const frontier_order& order = block.order;
   const bool big = m.has_integer_values() && !detail::fits_int128(m, 0);
   const double words = order.frontier <= 64 ? 1 : order.frontier <= 128 ? 2 : order.frontier <= 256 ? 4 : 8;
-  const double state_bytes = 8 * words + (big ? 64 : 16);
+  const double state_bytes = 8 * words + (big ? 64 : 16) * (m.is_complex() ? 2 : 1);
   e.memory_bytes = order.peak_states * state_bytes * 4;  // states, a table at half load, the next states
   if (order.frontier > dp_max_frontier) {
     e.why = "frontier " + std::to_string(order.frontier) + " > " + std::to_string(dp_max_frontier);
@@ -372,8 +472,8 @@ inline void engines::dp::estimate(const planner_block& block, engine_estimate& e
             " states, more than the " + detail::format_bytes(block.memory_limit) + " it may use";
   } else {
     const int threads = detail::engine_threads(block.options.threads);
-    e.seconds =
-        order.transitions * transition_seconds * (big ? big_integer_factor : 1) * 2 / std::max(1, std::min(threads, 2));
+    e.seconds = order.transitions * transition_seconds * (big ? big_integer_factor : 1) *
+                (m.is_complex() ? complex_factor : 1) * 2 / std::max(1, std::min(threads, 2));
   }
 }
 

@@ -12,6 +12,8 @@
 //   rounds_to_grids        a Ryser engine: values rounded to row grids, so its bound needs certified grids
 //   run(task, options)     the permanent of a matrix with a perfect matching (not for generated engines)
 //   cpu_threads            optional, true: it runs on options.threads CPU threads (bench varies them)
+//   complex_values         optional, true: it computes complex matrices' permanents too (the others
+//                          are not given them: compute refuses, the planner passes them over)
 //   unavailable(options)   optional: why it cannot run here (nothing: it can)
 //   estimate(block, e)     optional: the planner's estimate of seconds and memory for a block, or why
 //                          not; engines without one are run only when asked for
@@ -127,6 +129,7 @@ struct engine_description {
   exact_reach exact;
   bool rounds_to_grids;
   bool cpu_threads;
+  bool complex_values;
   permanent_result (*run)(const engine_task&, const compute_options&);  // null: generated
   std::optional<std::string> (*unavailable)(const compute_options&);    // null: always available
   void (*estimate)(const planner_block&, engine_estimate&);             // null: not planned
@@ -152,12 +155,16 @@ constexpr engine_description make_description() {
       "run(engine_task, compute_options) or, when generated, module_type, module_header and plan_text(module_info) "
       "(engines/engine.cuh)");
   engine_description d{E::name, E::summary, E::placement, E::max_n, E::exact, E::rounds_to_grids,
-                       false,   nullptr,    nullptr,      nullptr,  nullptr,  {},
-                       {},      nullptr};
+                       false,   false,      nullptr,      nullptr,  nullptr,  nullptr,
+                       {},      {},         nullptr};
   if constexpr (requires {
                   { E::cpu_threads } -> std::convertible_to<bool>;
                 })
     d.cpu_threads = E::cpu_threads;
+  if constexpr (requires {
+                  { E::complex_values } -> std::convertible_to<bool>;
+                })
+    d.complex_values = E::complex_values;
   if constexpr (is_generated(E::placement)) {
     d.module_type = E::module_type;
     d.module_header = E::module_header;

@@ -41,13 +41,19 @@ struct gpu_sparse : ryser_engine {
   static constexpr std::string_view summary =
       "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory";
   static constexpr engine_placement placement = engine_placement::gpu;
-  static constexpr double setup_seconds = 0.3;     // context and launches
-  static constexpr double step_seconds = 1.2e-11;  // per Gray step on an H100 (n = 40: 6.5 s for 2^39)
+  static constexpr bool complex_values = true;
+  static constexpr double setup_seconds = 0.3;  // context and launches
+  // per Gray step on an H100, and per nonzero of the average column (n = 40, p = 0.1 and 0.5: 6.1 s
+  // and 12.6 s for 2^39 steps); complex values 2.2× (measured 1.9–2.2× at n = 36, 40)
+  static constexpr double step_seconds = 8e-12, step_per_degree_seconds = 7.5e-13, complex_factor = 2.2;
 
   static std::optional<std::string> unavailable(const compute_options& options);
   static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e) {
-    e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) * step_seconds;
+    const double degree = static_cast<double>(block.matrix.nnz()) / block.matrix.n();
+    e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) *
+                                    (step_seconds + degree * step_per_degree_seconds) *
+                                    (block.matrix.is_complex() ? complex_factor : 1);
   }
 };
 
@@ -94,9 +100,9 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
 
 template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                const gpu::launch_options& options, X scale) {
+                                const gpu::launch_options& options, bool doubled) {
   const cudaDeviceProp device = gpu::select_device(options.device, std::string(engines::gpu_sparse::name));
-  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, scale);
+  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, doubled);
   const int n = matrix.n();
   const int nnz = static_cast<int>(matrix.nnz());
   gpu::device_buffer<std::int32_t> start(columns.start.size()), rows(std::max<std::size_t>(columns.rows.size(), 1));
@@ -163,11 +169,18 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     const std::vector<int> column_order = matrix.columns_by_degree();
     const arithmetic_choice choice =
         detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
-    result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      return detail::run_gpu_sparse<X, Sum, detail::product_type_of<Arith>>(matrix, column_order, options,
-                                                                            X(Arith::exact ? 2 : 1));
-    });
+    if (matrix.is_complex()) {
+      result = detail::visit_complex_arithmetic(choice, [&]<class X, class Sum>() {
+        return detail::run_gpu_sparse<X, Sum, detail::plain_product>(matrix, column_order, options,
+                                                                     !std::is_same_v<X, complex_double>);
+      });
+    } else {
+      result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
+        using X = typename Arith::value;
+        using Product = detail::product_type_of<Arith>;
+        return detail::run_gpu_sparse<X, Sum, Product>(matrix, column_order, options, Arith::exact);
+      });
+    }
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -7,9 +7,10 @@
 //                that shares nothing with Ryser, for cross-checks (n ≤ 24)
 //
 // Each runs in long double, or exactly in 128-bit integers for integer matrices whose bound fits
-// (numeric/exact_integer.cuh).
+// (numeric/exact_integer.cuh); complex matrices in complex long double, or 128-bit Gaussian integers.
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -19,6 +20,7 @@
 #include "../core/engine_error.cuh"
 #include "../core/result.cuh"
 #include "../matrix/sparse_matrix.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../ryser/gray_code.cuh"
@@ -39,6 +41,7 @@ struct reference {
   static constexpr std::string_view summary =
       "brute force (n <= 10) or dense Ryser (n <= 26); long double, exact for integer matrices";
   static constexpr engine_placement placement = engine_placement::host;
+  static constexpr bool complex_values = true;
   static constexpr int max_n = reference_ryser_max_n;
   static constexpr exact_reach exact = exact_reach::within_128_bits;
   static constexpr bool rounds_to_grids = false;  // its bound needs no grids
@@ -142,7 +145,120 @@ inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
 }
 #endif
 
-// The permanent by dynamic programming over column subsets (independent of Ryser).
+// Complex long double is std::complex here (host only; complex_number's members are host-device,
+// and nvcc has no long double on the device). Its multiplication rounds as complex_number's does.
+using long_complex = std::complex<long double>;
+inline long double l1_norm(const long_complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); }
+
+template <class T>
+struct complex_part {
+  using type = typename T::value_type;
+};
+template <class T>
+struct complex_part<complex_number<T>> {
+  using type = T;
+};
+
+// The complex counterparts: T is long_complex or complex_number<int128>.
+template <class T>
+T brute_force_complex(const sparse_matrix& matrix, long double* magnitude = nullptr) {
+  using part = typename complex_part<T>::type;
+  const int n = matrix.n();
+  if (n > reference_brute_force_max_n) throw engine_error(engine_error::kind::too_large, "brute force: n > 10");
+  std::vector<double> re, im;
+  matrix.dense_complex(re, im);
+  std::vector<int> sigma(n);
+  std::iota(sigma.begin(), sigma.end(), 0);
+  T sum{};
+  do {
+    T term{1, 0};
+    for (int i = 0; i < n && term != T{}; ++i) {
+      const std::size_t at = static_cast<std::size_t>(i) * n + sigma[i];
+      term = term * T(static_cast<part>(re[at]), static_cast<part>(im[at]));
+    }
+    sum += term;
+    if constexpr (std::is_floating_point_v<part>) {
+      if (magnitude) *magnitude += reference::l1_norm(term);
+    }
+  } while (std::next_permutation(sigma.begin(), sigma.end()));
+  return sum;
+}
+
+// Complex long double Nijenhuis–Wilf Ryser on the row grids, Σ l1(term) in `magnitude`.
+inline long_complex dense_ryser_sum_complex(const sparse_matrix& matrix, const detail::row_grids<long double>& grids,
+                                            long double& magnitude) {
+  using value = long_complex;
+  const int n = matrix.n();
+  if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
+  std::vector<double> re, im;
+  matrix.dense_complex(re, im);
+  auto at = [&](int i, int j) {
+    const std::size_t k = static_cast<std::size_t>(i) * n + j;
+    return value(grids.value(i, re[k]), grids.value(i, im[k]));
+  };
+  std::vector<value> x(n);
+  for (int i = 0; i < n; ++i) {
+    value row_sum{};
+    for (int j = 0; j < n; ++j) row_sum += at(i, j);
+    x[i] = at(i, n - 1) - row_sum / 2.0L;
+  }
+  auto product = [&] {
+    value p{1, 0};
+    for (int i = 0; i < n; ++i) p = p * x[i];
+    return p;
+  };
+  value sum = product();
+  magnitude = reference::l1_norm(sum);
+  for (std::uint64_t g = 1; g < step_count(n); ++g) {
+    const int j = changed_column(g);
+    for (int i = 0; i < n; ++i) x[i] = is_inclusion(g) ? x[i] + at(i, j) : x[i] - at(i, j);
+    const value term = product();
+    sum = term_sign(g) > 0 ? sum + term : sum - term;
+    magnitude += reference::l1_norm(term);
+  }
+  return sum;
+}
+
+#if SPARSEPERM_HAS_INT128
+// Exact complex Ryser on doubled row sums (Gaussian integers), as dense_ryser_exact.
+inline complex_number<detail::int128> dense_ryser_exact_complex(const sparse_matrix& matrix) {
+  using wide = complex_number<detail::int128>;
+  const int n = matrix.n();
+  if (n == 0) return wide{1, 0};
+  if (n > reference_ryser_max_n) throw engine_error(engine_error::kind::too_large, "dense Ryser: n > 26");
+  std::vector<double> re, im;
+  matrix.dense_complex(re, im);
+  auto twice = [&](int i, int j) {
+    const std::size_t k = static_cast<std::size_t>(i) * n + j;
+    return complex_number<std::int64_t>{2 * static_cast<std::int64_t>(re[k]), 2 * static_cast<std::int64_t>(im[k])};
+  };
+  std::vector<complex_number<std::int64_t>> x(n);
+  for (int i = 0; i < n; ++i) {
+    complex_number<std::int64_t> row_sum{};
+    for (int j = 0; j < n; ++j) row_sum += twice(i, j) / std::int64_t{2};
+    x[i] = twice(i, n - 1) - row_sum;
+  }
+  auto product = [&] {
+    wide p{1, 0};
+    for (int i = 0; i < n; ++i) p = p * wide(x[i]);
+    return p;
+  };
+  wide sum = product();
+  for (std::uint64_t g = 1; g < step_count(n); ++g) {
+    const int j = changed_column(g);
+    for (int i = 0; i < n; ++i) x[i] = is_inclusion(g) ? x[i] + twice(i, j) : x[i] - twice(i, j);
+    sum = term_sign(g) > 0 ? sum + product() : sum - product();
+  }
+  const detail::int128 scale = detail::int128{1} << (n - 1);
+  if (sum.re % scale != 0 || sum.im % scale != 0)
+    throw engine_error(engine_error::kind::failed, "dense Ryser: the exact sum is not divisible by 2^(n-1)");
+  const detail::int128 sign = n % 2 == 1 ? 1 : -1;
+  return {sign * (sum.re / scale), sign * (sum.im / scale)};
+}
+#endif
+
+// The permanent by dynamic programming over column subsets (independent of Ryser). T may be a
+// complex_number (then the imaginary parts count).
 template <class T>
 T subset_dp(const sparse_matrix& matrix) {
   const int n = matrix.n();
@@ -153,14 +269,76 @@ T subset_dp(const sparse_matrix& matrix) {
     const int row = detail::popcount(mask) - 1;  // rows [0, row) were matched to mask minus one column
     const auto columns = matrix.row_columns(row);
     const auto values = matrix.row_values(row);
+    const auto imag = matrix.row_imag(row);
     T sum = 0;
     for (std::size_t k = 0; k < columns.size(); ++k) {
       const std::uint64_t bit = std::uint64_t{1} << columns[k];
-      if (mask & bit) sum += static_cast<T>(values[k]) * f[mask ^ bit];
+      if (!(mask & bit)) continue;
+      if constexpr (is_complex_number<T>) {
+        using part = decltype(T{}.re);
+        sum += T(static_cast<part>(values[k]), static_cast<part>(imag.empty() ? 0.0 : imag[k])) * f[mask ^ bit];
+      } else {
+        sum += static_cast<T>(values[k]) * f[mask ^ bit];
+      }
     }
     f[mask] = sum;
   }
   return f.back();
+}
+
+}  // namespace reference
+
+namespace reference {
+
+// The reference engine's complex branch: exact for Gaussian integers within 128 bits, else complex
+// long double with a bound on the modulus of the error.
+inline void permanent_reference_complex(const sparse_matrix& matrix, permanent_result& result, bool brute) {
+  const int n = matrix.n();
+#if SPARSEPERM_HAS_INT128
+  if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
+    const complex_number<detail::int128> exact =
+        brute ? brute_force_complex<complex_number<detail::int128>>(matrix) : dense_ryser_exact_complex(matrix);
+    result.value = static_cast<double>(exact.re);
+    result.permanent = detail::to_decimal(exact.re);
+    result.exact = true;
+    set_imaginary_part(result, static_cast<double>(exact.im), detail::to_decimal(exact.im));
+    result.plan += ", exact 128-bit Gaussian integers";
+    return;
+  }
+#endif
+  constexpr double unit = 0x1p-64;  // long double's
+  long double magnitude = 0;
+  long_complex value;
+  if (brute) {
+    value = brute_force_complex<long_complex>(matrix, &magnitude);
+    double permutations = 1;
+    for (int k = 2; k <= n; ++k) permutations *= k;
+    set_floating_value(result, static_cast<double>(value.real()));
+    set_imaginary_part(result, static_cast<double>(value.imag()));
+    // per part: sums of n! terms; per term: the complex products' roundings (numeric/complex.cuh)
+    const long double sums =
+        (detail::gamma_of(complex_product_roundings(n), unit) + detail::gamma_of(permutations + 1, unit)) * magnitude;
+    set_error_bound(result, (detail::round_up_to_double(sums) + detail::conversion_error_up(value.real()) +
+                             detail::conversion_error_up(value.imag())) *
+                                detail::bound_margin);
+  } else {
+    const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
+    const long_complex sum = dense_ryser_sum_complex(matrix, grids, magnitude);
+    value = sum * static_cast<long double>(nw_factor(n));
+    set_floating_value(result, static_cast<double>(value.real()));
+    set_imaginary_part(result, static_cast<double>(value.imag()));
+    detail::floating_sum_report report;
+    report.sum = detail::round_up_to_double(reference::l1_norm(sum));
+    report.magnitude = detail::round_up_to_double(magnitude) * detail::bound_margin;
+    report.chain = step_count(n);
+    report.unit = unit;
+    report.complex = true;
+    const double rounding = 2 * detail::ryser_sum_bound(n, report, grids.facts) +
+                            detail::conversion_error_up(value.real()) + detail::conversion_error_up(value.imag());
+    set_error_bound(result, rounding + detail::grid_perturbation_bound(
+                                           grids.facts, std::hypot(result.value, result.imag), rounding));
+  }
+  result.plan += ", complex long double with an error bound";
 }
 
 }  // namespace reference
@@ -180,6 +358,11 @@ inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   result.nnz = matrix.nnz();
   const bool brute = n <= reference_brute_force_max_n;
   result.plan = brute ? "brute force over all permutations" : "dense Nijenhuis-Wilf Ryser";
+  if (matrix.is_complex()) {
+    reference::permanent_reference_complex(matrix, result, brute);
+    result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
 #if SPARSEPERM_HAS_INT128
   if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
     const detail::int128 exact =

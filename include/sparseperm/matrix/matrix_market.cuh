@@ -1,20 +1,22 @@
 #pragma once
 // Matrix Market I/O (https://math.nist.gov/MatrixMarket/formats.html).
 //
-// Reads `coordinate` and `array` files with field `real`, `integer` or `pattern` (a pattern entry is
-// 1) and symmetry `general`, `symmetric` or `skew-symmetric` (one triangle stored, the other implied).
+// Reads `coordinate` and `array` files with field `real`, `integer`, `complex` (two numbers an entry:
+// the real and the imaginary part) or `pattern` (a pattern entry is 1) and symmetry `general`,
+// `symmetric` or `skew-symmetric` (one triangle stored, the other implied: the same value, or its
+// negative), or `hermitian` for complex files (the other triangle holds the conjugate; the diagonal
+// must be real).
 // Indices are 1-based. A stored zero is not a nonzero. Anything malformed throws input_error naming
 // the file and line: a bad banner or size line, too few or too many entries, an index out of range,
 // a duplicate (both lines named), a non-numeric, NaN or Inf value, a non-square matrix, a NUL byte,
 // more than max_matrix_market_bytes (pipes and devices too: they are read in pieces and stopped).
-// `complex` and `hermitian` are refused until complex values are supported.
 //
 // A `real` value is held as the nearest double. The reader records which rows it rounded and by how
 // much at most (sparse_matrix::input_rounding): 0.1 is not exactly a double, and neither is
 // 9007199254740993, so a matrix holding either is not exact and its error bounds include the change.
 //
-// The writer emits `coordinate integer|real general` with values in %.17g, which reads back to the
-// same doubles.
+// The writer emits `coordinate integer|real|complex general` with each value's exact decimal
+// expansion, which reads back to the same doubles.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,7 +48,7 @@ struct matrix_market_file {
   std::string path;
   long size_line = 0;  // the line that declares the dimensions
   std::string format;  // coordinate | array
-  std::string field;   // real | integer | pattern
+  std::string field;   // real | integer | complex | pattern
   std::string symmetry;
   std::int64_t stored_entries = 0;  // entries listed in the file
   std::int64_t stored_zeros = 0;    // of which zero (not nonzeros)
@@ -149,20 +151,24 @@ class matrix_market_parser {
     if (result.format != "coordinate" && result.format != "array") {
       fail("unknown format " + quoted(tokens_[2]) + " (expected 'coordinate' or 'array')");
     }
-    if (result.field == "complex") fail("complex matrices are not supported yet");
-    if (result.field != "real" && result.field != "integer" && result.field != "pattern") {
-      fail("unknown field " + quoted(tokens_[3]) + " (expected 'real', 'integer' or 'pattern')");
+    if (result.field != "real" && result.field != "integer" && result.field != "complex" && result.field != "pattern") {
+      fail("unknown field " + quoted(tokens_[3]) + " (expected 'real', 'integer', 'complex' or 'pattern')");
     }
-    if (result.symmetry == "hermitian") fail("hermitian matrices are complex, which is not supported yet");
-    if (result.symmetry != "general" && result.symmetry != "symmetric" && result.symmetry != "skew-symmetric") {
-      fail("unknown symmetry " + quoted(tokens_[4]) + " (expected 'general', 'symmetric' or 'skew-symmetric')");
+    if (result.symmetry != "general" && result.symmetry != "symmetric" && result.symmetry != "skew-symmetric" &&
+        result.symmetry != "hermitian") {
+      fail("unknown symmetry " + quoted(tokens_[4]) +
+           " (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
     }
+    if (result.symmetry == "hermitian" && result.field != "complex")
+      fail("the 'hermitian' symmetry needs the 'complex' field (a real hermitian matrix is 'symmetric')");
     if (result.field == "pattern" && result.format == "array")
       fail("the 'pattern' field needs the 'coordinate' format");
     if (result.field == "pattern" && result.symmetry == "skew-symmetric")
       fail("a 'pattern' matrix cannot be skew-symmetric");
     symmetric_ = result.symmetry != "general";
     skew_ = result.symmetry == "skew-symmetric";
+    hermitian_ = result.symmetry == "hermitian";
+    complex_ = result.field == "complex";
     field_ = result.field;
   }
 
@@ -260,6 +266,37 @@ class matrix_market_parser {
     return value;
   }
 
+  // A complex value from two tokens; rounding_ becomes the larger of the two parts' (a complex
+  // value's relative change is at most that).
+  matrix_entry parse_complex(std::string_view re, std::string_view im) {
+    matrix_entry e;
+    e.value = parse_value(re);
+    const double re_rounding = rounding_;
+    e.imag = parse_value(im);
+    rounding_ = std::max(rounding_, re_rounding);
+    return e;
+  }
+
+  // The mirrored entry of a symmetric, skew-symmetric or hermitian file.
+  matrix_entry mirrored(const matrix_entry& e) const {
+    if (skew_) return {e.column, e.row, -e.value, -e.imag};
+    if (hermitian_) return {e.column, e.row, e.value, -e.imag};
+    return {e.column, e.row, e.value, e.imag};
+  }
+
+  // Refuses what the symmetry forbids on the diagonal: skew-symmetric entries, hermitian imaginary parts.
+  void check_diagonal(const matrix_entry& e, std::string_view text) {
+    if (e.row != e.column) return;
+    if (skew_ && (e.value != 0 || e.imag != 0)) {
+      fail("a skew-symmetric matrix has a zero diagonal, but entry (" + std::to_string(e.row + 1) + ", " +
+           std::to_string(e.column + 1) + ") is " + quoted(text));
+    }
+    if (hermitian_ && e.imag != 0) {
+      fail("a hermitian matrix has a real diagonal, but entry (" + std::to_string(e.row + 1) + ", " +
+           std::to_string(e.column + 1) + ") has the imaginary part " + quoted(text));
+    }
+  }
+
   // Notes what reading the value of an entry of `row` rounded (parse_value's rounding_).
   void note_rounding(int row) {
     if (rounding_ == 0) return;
@@ -277,7 +314,7 @@ class matrix_market_parser {
 
   std::vector<matrix_entry> read_coordinate_entries(matrix_market_file& result) {
     const bool pattern = field_ == "pattern";
-    const std::size_t fields = pattern ? 2 : 3;
+    const std::size_t fields = pattern ? 2 : complex_ ? 4 : 3;
     const std::size_t data_start = position_;
     const long data_line = line_number_;
     std::vector<matrix_entry> entries;
@@ -292,19 +329,22 @@ class matrix_market_parser {
              std::to_string(result.size_line));
       }
       if (tokens_.size() != fields) {
-        fail(pattern ? "expected 2 fields (row column) for a pattern entry, found " + std::to_string(tokens_.size())
-                     : "expected 3 fields (row column value), found " + std::to_string(tokens_.size()));
+        fail(pattern    ? "expected 2 fields (row column) for a pattern entry, found " + std::to_string(tokens_.size())
+             : complex_ ? "expected 4 fields (row column real imaginary) for a complex entry, found " +
+                              std::to_string(tokens_.size())
+                        : "expected 3 fields (row column value), found " + std::to_string(tokens_.size()));
       }
       const int row = parse_index(tokens_[0], "row");
       const int column = parse_index(tokens_[1], "column");
-      const double value = pattern ? 1.0 : parse_value(tokens_[2]);
-      if (skew_ && row == column && value != 0) {
-        fail("a skew-symmetric matrix has a zero diagonal, but entry (" + std::to_string(row + 1) + ", " +
-             std::to_string(column + 1) + ") is " + quoted(tokens_[2]));
-      }
+      matrix_entry entry = pattern    ? matrix_entry{0, 0, 1.0}
+                           : complex_ ? parse_complex(tokens_[2], tokens_[3])
+                                      : matrix_entry{0, 0, parse_value(tokens_[2])};
+      entry.row = row;
+      entry.column = column;
+      check_diagonal(entry, hermitian_ ? tokens_[3] : tokens_[2]);
       positions.push_back(position_key(row, column));
       ++seen;
-      if (value == 0) {
+      if (entry.value == 0 && entry.imag == 0) {
         ++result.stored_zeros;
         continue;
       }
@@ -312,8 +352,8 @@ class matrix_market_parser {
         note_rounding(row);
         if (symmetric_) note_rounding(column);
       }
-      entries.push_back({row, column, value});
-      if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
+      entries.push_back(entry);
+      if (symmetric_ && row != column) entries.push_back(mirrored(entry));
     }
     if (seen < declared_) {
       fail(line_number_ > 0 ? line_number_ : 1, "the file ends after " + std::to_string(seen) + " entries, but line " +
@@ -357,17 +397,25 @@ class matrix_market_parser {
         fail("more values than the " + std::to_string(declared_) + " that the size on line " +
              std::to_string(result.size_line) + " implies");
       }
-      if (tokens_.size() != 1)
-        fail("expected one value per line in the 'array' format, found " + std::to_string(tokens_.size()));
-      const double value = parse_value(tokens_[0]);
+      const std::size_t fields = complex_ ? 2 : 1;
+      if (tokens_.size() != fields) {
+        fail(complex_ ? "expected two numbers (real imaginary) per line in a complex 'array' file, found " +
+                            std::to_string(tokens_.size())
+                      : "expected one value per line in the 'array' format, found " + std::to_string(tokens_.size()));
+      }
+      matrix_entry entry =
+          complex_ ? parse_complex(tokens_[0], tokens_[1]) : matrix_entry{0, 0, parse_value(tokens_[0])};
+      entry.row = row;
+      entry.column = column;
+      check_diagonal(entry, hermitian_ ? tokens_[1] : tokens_[0]);
       ++seen;
-      if (value == 0) {
+      if (entry.value == 0 && entry.imag == 0) {
         ++result.stored_zeros;
       } else {
         note_rounding(row);
         if (symmetric_) note_rounding(column);
-        entries.push_back({row, column, value});
-        if (symmetric_ && row != column) entries.push_back({column, row, skew_ ? -value : value});
+        entries.push_back(entry);
+        if (symmetric_ && row != column) entries.push_back(mirrored(entry));
       }
       if (++row == n_) {
         ++column;
@@ -392,6 +440,8 @@ class matrix_market_parser {
   std::string field_;
   bool symmetric_ = false;
   bool skew_ = false;
+  bool hermitian_ = false;
+  bool complex_ = false;
   std::int64_t n_ = 0;
   std::int64_t declared_ = 0;
   double rounding_ = 0;               // of the last value parsed
@@ -468,20 +518,27 @@ inline matrix_market_file read_matrix_market(const std::string& path) {
   }
 }
 
-// Matrix Market text of the matrix: coordinate, general, 'integer' when every value is an integer,
-// 'real' otherwise, each value as its exact decimal expansion (%.767g: every double has one of at most
+// Matrix Market text of the matrix: coordinate, general, 'complex' for complex matrices, else
+// 'integer' when every value is an integer, 'real' otherwise, each value as its exact decimal expansion (%.767g: every double has one of at most
 // 767 significant digits; 0.1's double is 0.1000000000000000055511151231257827021181583404541015625),
 // so that reading it back rounds nothing and the file says exactly which matrix was meant. `comment`
 // lines are prefixed with '%'.
 inline std::string to_matrix_market(const sparse_matrix& matrix, const std::string& comment = "") {
-  const bool integer = matrix.has_integer_values();
-  std::string out = std::string("%%MatrixMarket matrix coordinate ") + (integer ? "integer" : "real") + " general\n";
+  const bool complex = matrix.is_complex();
+  const bool integer = !complex && matrix.has_integer_values();
+  std::string out = std::string("%%MatrixMarket matrix coordinate ") +
+                    (complex   ? "complex"
+                     : integer ? "integer"
+                               : "real") +
+                    " general\n";
   std::istringstream lines(comment);
   for (std::string line; std::getline(lines, line);) out += "% " + line + "\n";
   out += std::to_string(matrix.n()) + " " + std::to_string(matrix.n()) + " " + std::to_string(matrix.nnz()) + "\n";
-  char buffer[900];
+  char buffer[1800];
   for (const matrix_entry& e : matrix.entries()) {
-    if (integer) {
+    if (complex) {
+      std::snprintf(buffer, sizeof buffer, "%d %d %.767g %.767g\n", e.row + 1, e.column + 1, e.value, e.imag);
+    } else if (integer) {
       std::snprintf(buffer, sizeof buffer, "%d %d %lld\n", e.row + 1, e.column + 1, static_cast<long long>(e.value));
     } else {
       std::snprintf(buffer, sizeof buffer, "%d %d %.767g\n", e.row + 1, e.column + 1, e.value);

@@ -1,6 +1,11 @@
 #pragma once
 // A square sparse matrix known at run time, kept in both CSC (the Ryser engines walk columns) and
 // CSR (matchings and row sums walk rows). Only nonzeros are stored: a zero value is not an entry.
+//
+// Values are real, or complex: an imaginary part beside each real one, kept only when some entry
+// has one that is not 0 (a complex file whose imaginary parts are all 0 holds a real matrix, whose
+// permanent is real). Engines that compute real permanents only are not given complex matrices
+// (engines/engine.cuh's complex_values trait).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +24,7 @@ struct matrix_entry {
   int row = 0;
   int column = 0;
   double value = 0;
+  double imag = 0;  // the imaginary part
 };
 
 // Integers of magnitude up to 2^53 are exact in a double: the bound for "integer values".
@@ -32,7 +38,7 @@ class sparse_matrix {
   // a precondition violation (the Matrix Market reader reports those with file and line first).
   static sparse_matrix from_entries(int n, std::vector<matrix_entry> entries) {
     if (n < 0) throw std::invalid_argument("sparse_matrix: negative dimension");
-    std::erase_if(entries, [](const matrix_entry& e) { return e.value == 0; });
+    std::erase_if(entries, [](const matrix_entry& e) { return e.value == 0 && e.imag == 0; });
     for (const matrix_entry& e : entries) {
       if (e.row < 0 || e.row >= n || e.column < 0 || e.column >= n) {
         throw std::invalid_argument("sparse_matrix: entry index out of range");
@@ -53,8 +59,10 @@ class sparse_matrix {
     for (const matrix_entry& e : entries) {
       ++m.column_start_[e.column + 1];
       ++m.row_start_[e.row + 1];
-      m.integer_values_ =
-          m.integer_values_ && std::trunc(e.value) == e.value && std::fabs(e.value) <= max_exact_integer;
+      m.integer_values_ = m.integer_values_ && std::trunc(e.value) == e.value &&
+                          std::fabs(e.value) <= max_exact_integer && std::trunc(e.imag) == e.imag &&
+                          std::fabs(e.imag) <= max_exact_integer;
+      m.complex_ = m.complex_ || e.imag != 0;
     }
     std::partial_sum(m.column_start_.begin(), m.column_start_.end(), m.column_start_.begin());
     std::partial_sum(m.row_start_.begin(), m.row_start_.end(), m.row_start_.begin());
@@ -62,6 +70,10 @@ class sparse_matrix {
     m.column_values_.resize(entries.size());
     m.row_columns_.resize(entries.size());
     m.row_values_.resize(entries.size());
+    if (m.complex_) {
+      m.column_imag_.resize(entries.size());
+      m.row_imag_.resize(entries.size());
+    }
     std::vector<std::int64_t> row_fill(m.row_start_.begin(), m.row_start_.end() - 1);
     for (std::size_t k = 0; k < entries.size(); ++k) {  // column-major order: rows ascend in each column
       const matrix_entry& e = entries[k];
@@ -70,6 +82,10 @@ class sparse_matrix {
       const std::int64_t slot = row_fill[e.row]++;  // and columns ascend in each row
       m.row_columns_[slot] = e.column;
       m.row_values_[slot] = e.value;
+      if (m.complex_) {
+        m.column_imag_[k] = e.imag;
+        m.row_imag_[slot] = e.imag;
+      }
     }
     return m;
   }
@@ -98,6 +114,18 @@ class sparse_matrix {
   }
   std::span<const int> row_columns(int i) const { return {row_columns_.data() + row_start_[i], row_size(i)}; }
   std::span<const double> row_values(int i) const { return {row_values_.data() + row_start_[i], row_size(i)}; }
+  // Imaginary parts beside column_values and row_values: complex matrices only (empty otherwise).
+  std::span<const double> column_imag(int j) const {
+    return complex_ ? std::span<const double>{column_imag_.data() + column_start_[j], column_size(j)}
+                    : std::span<const double>{};
+  }
+  std::span<const double> row_imag(int i) const {
+    return complex_ ? std::span<const double>{row_imag_.data() + row_start_[i], row_size(i)}
+                    : std::span<const double>{};
+  }
+  // Some entry has an imaginary part that is not 0.
+  bool is_complex() const noexcept { return complex_; }
+
   int column_degree(int j) const { return static_cast<int>(column_size(j)); }
   int row_degree(int i) const { return static_cast<int>(row_size(i)); }
 
@@ -117,8 +145,9 @@ class sparse_matrix {
     return order;
   }
 
-  // Every value is an integer of magnitude ≤ 2^53 (0/1 graphs, small-integer matrices), held as
-  // written: a file's value that was rounded on reading makes the matrix not an integer one.
+  // Every value is an integer of magnitude ≤ 2^53 (0/1 graphs, small-integer matrices; for complex
+  // matrices both parts: Gaussian integers), held as written: a file's value that was rounded on
+  // reading makes the matrix not an integer one.
   bool has_integer_values() const noexcept { return integer_values_ && input_rounding_.empty(); }
 
   // What reading rounded: per row, a bound on the relative change |â − a|/|a| of its values (a the
@@ -139,7 +168,7 @@ class sparse_matrix {
     result.reserve(column_rows_.size());
     for (int j = 0; j < n_; ++j) {
       for (std::int64_t k = column_start_[j]; k < column_start_[j + 1]; ++k) {
-        result.push_back({column_rows_[k], j, column_values_[k]});
+        result.push_back({column_rows_[k], j, column_values_[k], complex_ ? column_imag_[k] : 0.0});
       }
     }
     return result;
@@ -173,8 +202,9 @@ class sparse_matrix {
     return result;
   }
 
-  // Row-major n×n copy, zeros included.
+  // Row-major n×n copy, zeros included; real matrices only (complex ones: dense_complex).
   std::vector<double> dense() const {
+    if (complex_) throw std::logic_error("sparse_matrix::dense: a complex matrix (use dense_complex)");
     std::vector<double> result(static_cast<std::size_t>(n_) * n_, 0.0);
     for (int j = 0; j < n_; ++j) {
       const auto rows = column_rows(j);
@@ -184,10 +214,20 @@ class sparse_matrix {
     return result;
   }
 
+  // Row-major n×n copies of the real and imaginary parts (the imaginary all 0 for real matrices).
+  void dense_complex(std::vector<double>& real, std::vector<double>& imag) const {
+    real.assign(static_cast<std::size_t>(n_) * n_, 0.0);
+    imag.assign(static_cast<std::size_t>(n_) * n_, 0.0);
+    for (const matrix_entry& e : entries()) {
+      real[static_cast<std::size_t>(e.row) * n_ + e.column] = e.value;
+      imag[static_cast<std::size_t>(e.row) * n_ + e.column] = e.imag;
+    }
+  }
+
   // The same matrix: dimension, pattern and values (not what reading rounded on the way).
   friend bool operator==(const sparse_matrix& a, const sparse_matrix& b) {
     return a.n_ == b.n_ && a.column_start_ == b.column_start_ && a.column_rows_ == b.column_rows_ &&
-           a.column_values_ == b.column_values_;
+           a.column_values_ == b.column_values_ && a.column_imag_ == b.column_imag_;
   }
 
  private:
@@ -211,7 +251,10 @@ class sparse_matrix {
   std::vector<std::int64_t> row_start_{0};
   std::vector<int> row_columns_;
   std::vector<double> row_values_;
+  std::vector<double> column_imag_;  // complex matrices only
+  std::vector<double> row_imag_;
   bool integer_values_ = true;
+  bool complex_ = false;
   std::vector<double> input_rounding_;
 };
 

@@ -8,6 +8,7 @@
 // it as written: the name becomes an identifier of ASCII letters, digits and '_' (c_identifier), and
 // the source (a file's name) a string literal of octal escapes (string_literal), also in the comment.
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -79,6 +80,8 @@ inline std::string hex_literal(double value) {
 
 inline std::string generate_matrix_header(const sparse_matrix& matrix, const std::string& name,
                                           const std::string& source) {
+  if (matrix.is_complex())
+    throw std::invalid_argument("generate_matrix_header: complex matrices have no generated types (real only)");
   const std::string id = c_identifier(name);
   const int n = matrix.n();
   std::string out;

@@ -9,6 +9,8 @@
 //   exact_sum        a 128-bit integer
 //   exact_double_sum the exact sum of doubles as a nonoverlapping expansion (Shewchuk): the host's
 //                    reduction of per-thread sums, which then loses nothing
+//   complex_sum<S>   complex terms: S for the real parts and S for the imaginary ones (each keeps Σ|part|,
+//                    so the magnitude is Σ (|re t| + |im t|) ≥ Σ|t|); exact_complex_sum: 128-bit parts
 //   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
 //                    two dependency chains where one held a CPU at the adder's latency per step
 //                    (the sign is a constant in unrolled code, so the choice costs nothing there)
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "../core/config.cuh"
+#include "complex.cuh"
 
 namespace sparseperm::detail {
 
@@ -103,6 +106,43 @@ struct exact_sum {
 #endif
 
 template <class Sum>
+struct complex_sum {
+  Sum re, im;
+  SPARSEPERM_HOST_DEVICE void add(const complex_double& term) {
+    re.add(term.re);
+    im.add(term.im);
+  }
+  SPARSEPERM_HOST_DEVICE void add_signed(const complex_double& term, bool negative) {
+    re.add_signed(term.re, negative);
+    im.add_signed(term.im, negative);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const complex_sum& other) {
+    re.merge(other.re);
+    im.merge(other.im);
+  }
+  SPARSEPERM_HOST_DEVICE complex_double value() const { return {re.value(), im.value()}; }
+  static constexpr bool compensated = Sum::compensated;
+  static std::string description() { return "complex " + Sum::description(); }
+};
+
+#if SPARSEPERM_HAS_INT128
+struct exact_complex_sum {
+  complex_number<__int128> sum;
+  SPARSEPERM_HOST_DEVICE void add(const complex_number<__int128>& term) { sum += term; }
+  SPARSEPERM_HOST_DEVICE void add_signed(const complex_number<__int128>& term, bool negative) {
+    if (negative) {
+      sum -= term;
+    } else {
+      sum += term;
+    }
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const exact_complex_sum& other) { sum += other.sum; }
+  SPARSEPERM_HOST_DEVICE complex_number<__int128> value() const { return sum; }
+  static std::string description() { return "exact Gaussian integers in 128 bits"; }
+};
+#endif
+
+template <class Sum>
 struct sign_split_sum {
   Sum parts[2];
   SPARSEPERM_HOST_DEVICE void add(decltype(Sum{}.value()) term) { parts[0].add(term); }
@@ -135,6 +175,8 @@ template <class Sum>
 SPARSEPERM_HOST_DEVICE double magnitude_of(const Sum& s) {
   if constexpr (requires { s.parts[1]; }) {
     return magnitude_of(s.parts[0]) + magnitude_of(s.parts[1]);
+  } else if constexpr (requires { s.re.magnitude; }) {
+    return s.re.magnitude + s.im.magnitude;
   } else if constexpr (requires { s.magnitude; }) {
     return s.magnitude;
   } else {

@@ -65,6 +65,33 @@ class big_integer {
     return *this;
   }
 
+  big_integer& operator-=(const big_integer& other) { return *this += other.times(-1); }
+  friend big_integer operator+(big_integer a, const big_integer& b) { return a += b; }
+  friend big_integer operator-(big_integer a, const big_integer& b) { return a -= b; }
+
+  // this / 2^k when that is an integer (true), else this unchanged (false).
+  bool divide_exactly_by_power_of_two(int k) {
+    if (is_zero() || k == 0) return true;
+    const std::size_t whole = static_cast<std::size_t>(k) / 32, rest = static_cast<std::size_t>(k) % 32;
+    if (whole > limbs_.size()) return false;
+    for (std::size_t i = 0; i < whole; ++i) {
+      if (limbs_[i] != 0) return false;
+    }
+    if (whole < limbs_.size() && rest != 0 && (limbs_[whole] & ((std::uint32_t{1} << rest) - 1)) != 0) return false;
+    if (whole == limbs_.size()) return false;  // nonzero and all its limbs below 2^k: not divisible
+    std::vector<std::uint32_t> shifted(limbs_.begin() + static_cast<std::ptrdiff_t>(whole), limbs_.end());
+    if (rest != 0) {
+      for (std::size_t i = 0; i < shifted.size(); ++i) {
+        const std::uint64_t high = i + 1 < shifted.size() ? shifted[i + 1] : 0;
+        shifted[i] = static_cast<std::uint32_t>(((high << 32) | shifted[i]) >> rest);
+      }
+    }
+    while (!shifted.empty() && shifted.back() == 0) shifted.pop_back();
+    limbs_ = std::move(shifted);
+    if (limbs_.empty()) negative_ = false;
+    return true;
+  }
+
   // this · v for a 64-bit signed v.
   big_integer times(long long v) const {
     big_integer result;

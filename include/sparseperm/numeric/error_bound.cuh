@@ -87,6 +87,13 @@ constexpr double relative_change(T a, T rounded) {
   return static_cast<double>((difference < 0 ? -difference : difference) / (a < 0 ? -a : a)) * bound_margin;
 }
 
+// |â − a| / |a| for a complex value rounded part by part, rounded up (the parts' differences are
+// exact as above; hypot is within an ulp or two, which the margin covers).
+template <class T>
+double relative_change_complex(T re, T im, T rounded_re, T rounded_im) {
+  return static_cast<double>(std::hypot(rounded_re - re, rounded_im - im) / std::hypot(re, im)) * (1 + 0x1p-50);
+}
+
 // Builds grid_rounding_facts (constant evaluation for generated kernels, run time for the others):
 // row() once per row with the largest relative change of its values, column() once per column.
 class grid_rounding_builder {
@@ -173,6 +180,9 @@ struct floating_sum_report {
   std::uint64_t block = 1;  // compensated: terms summed plainly before each TwoSum
   bool compensated = false;
   double unit = 0x1p-53;  // the arithmetic's unit roundoff
+  // complex runs: sum and magnitude are l1 norms (|re| + |im|: error_bound's sums are per part), and
+  // a product of n factors rounds as complex_product_roundings(n) real ones (numeric/complex.cuh)
+  bool complex = false;
 };
 
 // A bound on |Σ̂ − Σ| over Ã for a run of an n×n matrix (before the Nijenhuis–Wilf factor ±2).
@@ -180,13 +190,15 @@ inline double ryser_sum_bound(int n, const floating_sum_report& r, const grid_ro
   if (!f.representable) return std::numeric_limits<double>::infinity();
   const double u = r.unit;
   const double chain = static_cast<double>(r.chain);
+  const double roundings = r.complex ? 4.0 * n + 1 : n;  // ≥ complex_product_roundings(n)
   // the computed Σ|t̂| is short of the true one by at most γ_L, and |t| ≤ |t̂|(1 + γ_(n−1))
-  const double magnitude = r.magnitude * (1 + gamma_of(chain + 2, u)) * (1 + gamma_of(n, u));
+  const double magnitude = r.magnitude * (1 + gamma_of(chain + 2, u)) * (1 + gamma_of(roundings, u));
   const double sums = r.compensated ? gamma_of(static_cast<double>(r.block) + 1, u) +
                                           2 * gamma_of(chain + 2, u) * gamma_of(chain + 2, u)
                                     : gamma_of(chain + 2, u);
-  const double products = gamma_of(n, u);
-  return ((products + sums + 8 * u) * magnitude + 2 * u * std::fabs(r.sum) + f.underflow) * bound_margin;
+  const double products = gamma_of(roundings, u);
+  const double underflow = r.complex ? 8 * f.underflow : f.underflow;  // two parts, four roundings each
+  return ((products + sums + 8 * u) * magnitude + 2 * u * std::fabs(r.sum) + underflow) * bound_margin;
 }
 
 }  // namespace sparseperm::detail

@@ -20,7 +20,9 @@ namespace sparseperm::detail {
 
 class product_bound {
  public:
-  explicit product_bound(int n) : n_(n) {}
+  // roundings: a multiplication's, in units of roundoff (1 real, 4 complex: numeric/complex.cuh);
+  // complex values enter as their moduli
+  explicit product_bound(int n, int roundings = 1) : n_(n), roundings_(roundings) {}
 
   // One block's value and bound.
   void factor(double value, double bound) {
@@ -37,8 +39,8 @@ class product_bound {
 
   // A bound on |perm − value| (rounded up to a double), value = F̂ · Π v̂_k as a scaled double.
   double of(const scaled_double& factor, const scaled_double& value) const {
-    const double g_factor = gamma_of(2.0 * n_ + 2, 0x1p-53);
-    const double g_blocks = gamma_of(blocks_ + 1.0, 0x1p-53);
+    const double g_factor = gamma_of(roundings_ * (2.0 * n_ + 2), 0x1p-53);
+    const double g_blocks = gamma_of(roundings_ * (blocks_ + 1.0), 0x1p-53);
     if (zero_ || !std::isfinite(relative_)) {
       scaled_double b(std::fabs(factor.mantissa()) * (1 + g_factor) * bound_margin);
       b.scale(factor.exponent());
@@ -53,6 +55,7 @@ class product_bound {
 
  private:
   int n_;
+  int roundings_;
   int blocks_ = 0;
   bool zero_ = false;
   scaled_double upper_;  // Π(|v̂_k| + β_k)

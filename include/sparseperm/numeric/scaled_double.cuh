@@ -3,9 +3,12 @@
 // [0.5, 1). Products of many factors (the planner's blocks and degree-1 factors) neither overflow nor
 // underflow on the way; a multiplication rounds once, as a double's does, and only the conversion
 // back to double may leave double's range.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+
+#include "complex.cuh"
 
 namespace sparseperm::detail {
 
@@ -80,6 +83,62 @@ class scaled_double {
   }
 
   double mantissa_ = 0.5;  // the value 1 = 0.5 · 2^1
+  std::int64_t exponent_ = 1;
+};
+
+// The complex counterpart: mantissa · 2^exponent with the larger part's magnitude in [0.5, 1) (or
+// 0); a multiplication rounds as a complex one does (numeric/complex.cuh).
+class scaled_complex {
+ public:
+  scaled_complex() = default;
+
+  scaled_complex& operator*=(const complex_double& v) {
+    scaled_complex factor;
+    factor.mantissa_ = v;
+    factor.exponent_ = 0;
+    factor.normalize();
+    mantissa_ = mantissa_ * factor.mantissa_;
+    exponent_ += factor.exponent_;
+    normalize();
+    return *this;
+  }
+
+  bool overflows() const { return !(mantissa_ == complex_double{}) && exponent_ > 1024; }
+  // The modulus, for bounds (within a few units of roundoff: callers' margins cover them).
+  scaled_double modulus() const {
+    scaled_double m(std::hypot(mantissa_.re, mantissa_.im));
+    m.scale(exponent_);
+    return m;
+  }
+  complex_double to_complex() const { return {part(mantissa_.re), part(mantissa_.im)}; }
+  // What converting each part to double rounds, added (0 or at most 2^−1074 each).
+  double conversion_error_up() const {
+    double e = 0;
+    for (double m : {mantissa_.re, mantissa_.im}) {
+      if (m == 0 || exponent_ > 1024) continue;
+      const double d = part(m);
+      if (d == 0 || std::ldexp(d, static_cast<int>(-exponent_)) != m) e += std::numeric_limits<double>::denorm_min();
+    }
+    return e;
+  }
+
+ private:
+  double part(double m) const {
+    if (m == 0) return m;
+    if (exponent_ > 1024) return std::copysign(std::numeric_limits<double>::infinity(), m);
+    if (exponent_ < -1080) return std::copysign(0.0, m);
+    return std::ldexp(m, static_cast<int>(exponent_));
+  }
+  void normalize() {
+    const double larger = std::max(std::fabs(mantissa_.re), std::fabs(mantissa_.im));
+    if (larger == 0 || !std::isfinite(larger)) return;
+    int e = 0;
+    std::frexp(larger, &e);
+    mantissa_ = {std::ldexp(mantissa_.re, -e), std::ldexp(mantissa_.im, -e)};
+    exponent_ += e;
+  }
+
+  complex_double mantissa_{0.5, 0};  // the value 1
   std::int64_t exponent_ = 1;
 };
 

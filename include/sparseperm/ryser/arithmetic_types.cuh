@@ -124,4 +124,29 @@ decltype(auto) visit_arithmetic(const arithmetic_choice& choice, F&& f) {
       });
 }
 
+// The complex counterpart: f.template operator()<X, Sum>() with x's type and the accumulator:
+// complex doubles with plain or compensated sums, or Gaussian integers (doubled, int64 parts) in
+// 128 bits. Residues are real only: a complex choice never asks for them.
+template <class F>
+decltype(auto) visit_complex_arithmetic(const arithmetic_choice& choice, F&& f) {
+  return with_value<arithmetic::double_sums, arithmetic::compensated, arithmetic::exact128, arithmetic::residues>(
+      choice.kind, [&]<arithmetic A>() -> decltype(auto) {
+        if constexpr (A == arithmetic::double_sums) {
+          return f.template operator()<complex_double, complex_sum<plain_sum>>();
+        } else if constexpr (A == arithmetic::compensated) {
+          return f.template operator()<complex_double, complex_sum<compensated_sum>>();
+        } else {
+#if SPARSEPERM_HAS_INT128
+          if constexpr (A == arithmetic::exact128) {
+            return f.template operator()<complex_number<std::int64_t>, exact_complex_sum>();
+          }
+#endif
+          throw engine_error(engine_error::kind::refused,
+                             "complex matrices are exact in 128-bit Gaussian integers only (the dp engine goes on "
+                             "beyond)");
+          return f.template operator()<complex_double, complex_sum<compensated_sum>>();
+        }
+      });
+}
+
 }  // namespace sparseperm::detail

@@ -9,7 +9,9 @@
 //                                   (prime counts rounded up to runtime_prime_counts; visit the
 //                                   choice with visit_arithmetic: ryser/arithmetic_types.cuh)
 //   row_grids_of<T>(matrix)         the row grids floating runs round the values to, and what that
-//                                   changes (numeric/error_bound.cuh)
+//                                   changes (numeric/error_bound.cuh); for complex matrices both
+//                                   parts, on a grid sized by the row's Σ (|re| + |im|)
+//   row_abs_sums, row_l1_sums       per row Σ_j |a_ij| (the modulus) and Σ_j (|re| + |im|)
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/arithmetic.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../numeric/int128_bound.cuh"
@@ -30,15 +33,34 @@
 
 namespace sparseperm::detail {
 
+// Per row Σ_j |a_ij|, |a| the modulus for complex matrices (bounds for perm(|A|)).
+inline std::vector<double> row_abs_sums(const sparse_matrix& matrix) {
+  std::vector<double> sums(static_cast<std::size_t>(matrix.n()), 0.0);
+  for (int i = 0; i < matrix.n(); ++i) {
+    const auto re = matrix.row_values(i);
+    const auto im = matrix.row_imag(i);
+    for (std::size_t k = 0; k < re.size(); ++k) sums[i] += im.empty() ? std::fabs(re[k]) : std::hypot(re[k], im[k]);
+  }
+  return sums;
+}
+
+// Per row Σ_j (|re a_ij| + |im a_ij|): bounds each part's row sum, and the modulus's.
+inline std::vector<double> row_l1_sums(const sparse_matrix& matrix) {
+  std::vector<double> sums(static_cast<std::size_t>(matrix.n()), 0.0);
+  for (int i = 0; i < matrix.n(); ++i) {
+    for (double v : matrix.row_values(i)) sums[i] += std::fabs(v);
+    for (double v : matrix.row_imag(i)) sums[i] += std::fabs(v);
+  }
+  return sums;
+}
+
 // True when 128-bit integers hold every intermediate value of an exact engine whose partial sums are
 // bounded by 2^extra_bits · Π R_i (Ryser: extra_bits = n − 1; a sum over permutations: 0).
 inline bool fits_int128(const sparse_matrix& matrix, int extra_bits) {
 #if SPARSEPERM_HAS_INT128
   if (!matrix.has_integer_values()) return false;
-  std::vector<double> row_sums(static_cast<std::size_t>(matrix.n()), 0.0);
-  for (int i = 0; i < matrix.n(); ++i) {
-    for (double v : matrix.row_values(i)) row_sums[i] += std::fabs(v);  // integers ≤ 64·2^53: exact
-  }
+  // integers ≤ 128·2^53: exact; for Gaussian integers |re| + |im| bounds both parts of every product
+  const std::vector<double> row_sums = row_l1_sums(matrix);
   return int128_bound_holds(row_sums.data(), matrix.n(), extra_bits);
 #else
   (void)matrix;
@@ -79,6 +101,7 @@ struct row_grids {
   T value(int row, double v) const {
     return representable ? round_to_grid<T>(static_cast<T>(v), exponent[row]) : static_cast<T>(v);
   }
+  complex_number<T> value(int row, double re, double im) const { return {value(row, re), value(row, im)}; }
 };
 
 // What changing row i of `matrix` by at most rho(i) relatively does to its permanent (error_bound.cuh's
@@ -88,16 +111,24 @@ struct row_grids {
 template <class Rho>
 grid_rounding_builder perturbation_builder(const sparse_matrix& matrix, const Rho& rho, double widen = 1) {
   grid_rounding_builder b;
+  const bool complex = matrix.is_complex();  // |a| the modulus; never "nonnegative"
   for (int i = 0; i < matrix.n(); ++i) {
     double sum = 0;
-    bool negative = false;
-    for (const double v : matrix.row_values(i)) sum += std::fabs(v), negative = negative || v < 0;
-    b.row(rho(i), sum * widen, negative);
+    bool negative = complex;
+    const auto im = matrix.row_imag(i);
+    const auto re = matrix.row_values(i);
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      sum += complex ? std::hypot(re[k], im[k]) : std::fabs(re[k]);
+      negative = negative || re[k] < 0;
+    }
+    b.row(rho(i), sum * widen * (complex ? bound_margin : 1), negative);
   }
   for (int j = 0; j < matrix.n(); ++j) {
     double sum = 0;
-    for (const double v : matrix.column_values(j)) sum += std::fabs(v);
-    b.column(sum * widen);
+    const auto im = matrix.column_imag(j);
+    const auto re = matrix.column_values(j);
+    for (std::size_t k = 0; k < re.size(); ++k) sum += complex ? std::hypot(re[k], im[k]) : std::fabs(re[k]);
+    b.column(sum * widen * (complex ? bound_margin : 1));
   }
   return b;
 }
@@ -107,15 +138,22 @@ row_grids<T> row_grids_of(const sparse_matrix& matrix) {
   const int n = matrix.n();
   row_grids<T> g;
   g.exponent.resize(n);
+  const std::vector<double> sums = row_l1_sums(matrix);  // real matrices: Σ|a_ij|
   for (int i = 0; i < n; ++i) {
-    double sum = 0;
-    for (double v : matrix.row_values(i)) sum += std::fabs(v);
-    g.exponent[i] = grid_exponent(sum);
+    g.exponent[i] = grid_exponent(sums[i]);
     g.representable = g.representable && g.exponent[i] <= max_grid_exponent;
   }
   grid_rounding_builder b = perturbation_builder(matrix, [&](int i) {
     double rho = 0;
-    for (double v : matrix.row_values(i)) rho = std::max(rho, relative_change<T>(static_cast<T>(v), g.value(i, v)));
+    const auto re = matrix.row_values(i);
+    const auto im = matrix.row_imag(i);
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      if (im.empty()) {
+        rho = std::max(rho, relative_change<T>(static_cast<T>(re[k]), g.value(i, re[k])));
+      } else {  // relative to the modulus: a part near 0 may move far relative to itself
+        rho = std::max(rho, relative_change_complex<T>(re[k], im[k], g.value(i, re[k]), g.value(i, im[k])));
+      }
+    }
     return rho;
   });
   if (!g.representable) b.unrepresentable();
@@ -138,7 +176,7 @@ inline std::optional<std::string> ryser_bound_refusal(const sparse_matrix& matri
 
 // Residue arithmetic holds the matrix: integers, and modular.cuh's rule (as for generated kernels).
 inline bool fits_residues(const sparse_matrix& matrix) {
-  if (!matrix.has_integer_values()) return false;
+  if (!matrix.has_integer_values() || matrix.is_complex()) return false;  // residues are real
   std::vector<double> row_sums(matrix.n(), 0.0);
   for (int i = 0; i < matrix.n(); ++i) {
     for (double v : matrix.row_values(i)) row_sums[i] += std::fabs(v);
@@ -154,9 +192,12 @@ inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std
                                                 exact_reach reach) {
   const std::string name(engine);
   if (!matrix.has_integer_values()) {
-    return "--precision exact needs an integer matrix, and this one has non-integer values (engine '" + name + "')";
+    return "--precision exact needs an integer matrix (Gaussian integers for a complex one), and this one has "
+           "non-integer values (engine '" +
+           name + "')";
   }
   if (reach == exact_reach::any_integer) return std::nullopt;
+  if (matrix.is_complex()) reach = exact_reach::within_128_bits;  // no complex residues
   const bool int128 = fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0);
   if (reach == exact_reach::within_128_bits) {
     if (int128) return std::nullopt;

@@ -13,6 +13,7 @@
 #include "../core/engine_error.cuh"
 #include "../core/result.cuh"
 #include "../numeric/accumulators.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/exact_integer.cuh"
 #include "../numeric/modular.cuh"
@@ -35,14 +36,39 @@ inline void set_ryser_value(permanent_result& result, int n, const floating_sum_
   set_error_bound(result, rounding + grid_perturbation_bound(grid, result.value, rounding));
 }
 
+// A complex floating result: ±2Σ̂ and the bound on the modulus of its error.
+inline void set_ryser_value(permanent_result& result, int n, const complex_double& sum, floating_sum_report report,
+                            const grid_rounding_facts& grid) {
+  set_floating_value(result, nw_factor(n) * sum.re);
+  set_imaginary_part(result, nw_factor(n) * sum.im);
+  report.complex = true;
+  report.sum = l1_norm(sum);
+  const double rounding = 2 * ryser_sum_bound(n, report, grid);
+  set_error_bound(result, rounding + grid_perturbation_bound(grid, std::hypot(result.value, result.imag), rounding));
+}
+
 #if SPARSEPERM_HAS_INT128
-inline void set_ryser_value(permanent_result& result, int n, int128 sum) {
+// The exact permanent ±S/2^(n−1) of an exact Nijenhuis–Wilf sum S (doubled row sums).
+inline int128 exact_ryser_permanent(const permanent_result& result, int n, int128 sum) {
   const int128 scale = int128{1} << (n - 1);
   if (sum % scale != 0) {
     throw engine_error(engine_error::kind::failed,
                        result.engine + ": the exact Nijenhuis-Wilf sum is not divisible by 2^(n-1) (an engine bug)");
   }
-  const int128 permanent = (n % 2 == 1 ? 1 : -1) * (sum / scale);
+  return (n % 2 == 1 ? 1 : -1) * (sum / scale);
+}
+
+inline void set_ryser_value(permanent_result& result, int n, const complex_number<int128>& sum) {
+  const int128 re = exact_ryser_permanent(result, n, sum.re);
+  const int128 im = exact_ryser_permanent(result, n, sum.im);
+  result.value = static_cast<double>(re);
+  result.permanent = to_decimal(re);
+  result.exact = true;
+  set_imaginary_part(result, static_cast<double>(im), to_decimal(im));
+}
+
+inline void set_ryser_value(permanent_result& result, int n, int128 sum) {
+  const int128 permanent = exact_ryser_permanent(result, n, sum);
   result.value = static_cast<double>(permanent);
   result.permanent = to_decimal(permanent);
   result.exact = true;
@@ -75,7 +101,10 @@ floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain
 template <class Sum>
 void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain,
                    const floating_run_facts& facts) {
-  if constexpr (requires { Sum::compensated; }) {
+  if constexpr (
+      requires { Sum::compensated; } && requires { sum.re; }) {
+    set_ryser_value(result, n, sum.value(), sum_report<Sum>(0, magnitude_of(sum), chain, facts), facts.grid);
+  } else if constexpr (requires { Sum::compensated; }) {
     set_ryser_value(result, n, sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts), facts.grid);
   } else {
     set_ryser_value(result, n, sum.value());
@@ -88,7 +117,19 @@ void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_
 template <class Sum, class Product>
 void set_ryser_thread_sums(permanent_result& result, int n, const Product& start_term, const std::vector<Sum>& sums,
                            std::uint64_t chain, const floating_run_facts& facts) {
-  if constexpr (std::is_floating_point_v<Product>) {
+  if constexpr (std::is_same_v<Product, complex_double>) {
+    exact_double_sum re, im, magnitude;
+    re.add(start_term.re);
+    im.add(start_term.im);
+    magnitude.add(l1_norm(start_term));
+    for (const Sum& s : sums) {
+      s.re.for_each_part([&](double v) { re.add(v); });
+      s.im.for_each_part([&](double v) { im.add(v); });
+      magnitude.add(magnitude_of(s));
+    }
+    set_ryser_value(result, n, complex_double{re.value(), im.value()},
+                    sum_report<Sum>(0, magnitude.value(), chain, facts), facts.grid);
+  } else if constexpr (std::is_floating_point_v<Product>) {
     exact_double_sum total, magnitude;
     total.add(start_term);
     magnitude.add(std::fabs(start_term));

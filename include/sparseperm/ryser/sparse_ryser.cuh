@@ -10,6 +10,7 @@
 
 #include "../core/config.cuh"
 #include "../detail/bits.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/modular.cuh"
 #include "gray_code.cuh"
 #include "gray_steps.cuh"
@@ -48,7 +49,27 @@ SPARSEPERM_HOST_DEVICE inline __int128 product_of(const std::int64_t* x, int n, 
   for (int i = 0; i < n; ++i) p *= x[i * stride];
   return p;
 }
+
+// Gaussian integers: doubled int64 row sums, 128-bit products (the caller's bound holds them).
+SPARSEPERM_HOST_DEVICE inline complex_number<__int128> product_of(const complex_number<std::int64_t>* x, int n,
+                                                                  int stride) {
+  complex_number<__int128> p{1, 0};
+  for (int i = 0; i < n; ++i) p = p * complex_number<__int128>(x[i * stride]);
+  return p;
+}
 #endif
+
+// Complex doubles, two chains (a complex multiplication is four multiplications deep enough).
+SPARSEPERM_HOST_DEVICE inline complex_double product_of(const complex_double* x, int n, int stride) {
+  complex_double p0{1, 0}, p1{1, 0};
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    p0 = p0 * x[i * stride];
+    p1 = p1 * x[(i + 1) * stride];
+  }
+  if (i < n) p0 = p0 * x[i * stride];
+  return p0 * p1;
+}
 
 // The product of x in the arithmetic of X (double, or 128-bit for int64 x)...
 struct plain_product {

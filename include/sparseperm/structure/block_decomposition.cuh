@@ -110,7 +110,8 @@ inline fine_decomposition fine_decompose(const sparse_matrix& a, const bipartite
       const int r = rows[0], c = matching.column_of_row[r];
       const auto columns = a.row_columns(r);
       const auto at = std::lower_bound(columns.begin(), columns.end(), c);
-      d.singles.push_back({r, c, a.row_values(r)[static_cast<std::size_t>(at - columns.begin())]});
+      const auto k = static_cast<std::size_t>(at - columns.begin());
+      d.singles.push_back({r, c, a.row_values(r)[k], a.is_complex() ? a.row_imag(r)[k] : 0.0});
       continue;
     }
     matrix_block b;
@@ -123,11 +124,12 @@ inline fine_decomposition fine_decompose(const sparse_matrix& a, const bipartite
       const int j = b.columns[p];
       const auto rows_of_j = a.column_rows(j);
       const auto values = a.column_values(j);
+      const auto imag = a.column_imag(j);
       for (std::size_t e = 0; e < rows_of_j.size(); ++e) {
         const int r = rows_of_j[e];
         // inside the block when r's matched column is one of the block's columns, i.e. r is a block row
         if (std::binary_search(b.rows.begin(), b.rows.end(), r))
-          entries.push_back({position[r], static_cast<int>(p), values[e]});
+          entries.push_back({position[r], static_cast<int>(p), values[e], imag.empty() ? 0.0 : imag[e]});
       }
     }
     b.matrix = sparse_matrix::from_entries(static_cast<int>(b.rows.size()), std::move(entries));
@@ -150,7 +152,7 @@ inline std::vector<matrix_block> fine_blocks(const sparse_matrix& a, const bipar
     matrix_block b;
     b.rows = {e.row};
     b.columns = {e.column};
-    b.matrix = sparse_matrix::from_entries(1, {{0, 0, e.value}});
+    b.matrix = sparse_matrix::from_entries(1, {{0, 0, e.value, e.imag}});
     blocks.push_back(std::move(b));
   }
   return blocks;

@@ -1,0 +1,115 @@
+#pragma once
+// Repeated rows and columns: identical lines of a matrix are multiplicities in disguise (boson
+// sampling: several photons in one mode repeat a row or a column of the unitary's submatrix).
+//
+//   identical_rows(a)          classes of rows equal in pattern and in every value (bit for bit, both
+//                              parts: a value that differs in its last bit is another row), in the
+//                              order of their first rows
+//   identical_columns(a)       the same for columns
+//   expand_lines(a, r, c)      the matrix with row i repeated r[i] times and column j c[j] times (0
+//                              drops the line): what multiplicities stand for
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../matrix/sparse_matrix.cuh"
+
+namespace sparseperm {
+
+struct line_classes {
+  std::vector<int> representative;  // per class: its first line
+  std::vector<int> count;           // per class: how many lines are equal to it
+  std::vector<int> class_of;        // per line: its class
+  int classes() const { return static_cast<int>(representative.size()); }
+};
+
+namespace detail {
+
+inline sparse_matrix transposed(const sparse_matrix& a) {
+  std::vector<matrix_entry> entries = a.entries();
+  for (matrix_entry& e : entries) std::swap(e.row, e.column);
+  return sparse_matrix::from_entries(a.n(), std::move(entries));
+}
+
+}  // namespace detail
+
+inline line_classes identical_rows(const sparse_matrix& a) {
+  using key = std::vector<std::tuple<int, std::uint64_t, std::uint64_t>>;
+  const int n = a.n();
+  std::vector<key> keys(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const auto columns = a.row_columns(i);
+    const auto re = a.row_values(i);
+    const auto im = a.row_imag(i);
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      keys[i].emplace_back(columns[k], std::bit_cast<std::uint64_t>(re[k] + 0.0),  // −0 and 0 alike
+                           std::bit_cast<std::uint64_t>(im.empty() ? 0.0 : im[k] + 0.0));
+    }
+  }
+  std::vector<int> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return keys[x] < keys[y]; });
+  std::vector<int> first(static_cast<std::size_t>(n));  // per line: the first line equal to it
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    const int i = order[p];
+    first[i] = p > 0 && keys[order[p - 1]] == keys[i] ? first[order[p - 1]] : i;  // stable: the least index
+  }
+  line_classes c;  // classes in the order of their first lines
+  c.class_of.assign(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    if (first[i] == i) {
+      c.class_of[i] = c.classes();
+      c.representative.push_back(i);
+      c.count.push_back(0);
+    } else {
+      c.class_of[i] = c.class_of[first[i]];
+    }
+    ++c.count[c.class_of[i]];
+  }
+  return c;
+}
+
+inline line_classes identical_columns(const sparse_matrix& a) { return identical_rows(detail::transposed(a)); }
+
+// The matrix with row i repeated rows[i] times and column j columns[j] times; both lists have one
+// count per line and the same total, which is the new dimension.
+inline sparse_matrix expand_lines(const sparse_matrix& a, const std::vector<int>& rows,
+                                  const std::vector<int>& columns) {
+  const auto n = static_cast<std::size_t>(a.n());
+  if (rows.size() != n || columns.size() != n) {
+    throw std::invalid_argument("expand_lines: " + std::to_string(rows.size()) + " row and " +
+                                std::to_string(columns.size()) + " column multiplicities for a " + std::to_string(n) +
+                                " x " + std::to_string(n) + " matrix");
+  }
+  const auto first_copies = [](const std::vector<int>& counts) {
+    std::vector<long long> first(counts.size() + 1, 0);
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] < 0) throw std::invalid_argument("expand_lines: a negative multiplicity");
+      first[k + 1] = first[k] + counts[k];
+    }
+    return first;
+  };
+  const std::vector<long long> row_first = first_copies(rows), column_first = first_copies(columns);
+  if (row_first.back() != column_first.back()) {
+    throw std::invalid_argument("expand_lines: the row multiplicities sum to " + std::to_string(row_first.back()) +
+                                " and the column multiplicities to " + std::to_string(column_first.back()));
+  }
+  if (row_first.back() > 1 << 20) throw std::invalid_argument("expand_lines: the expanded matrix is too large");
+  std::vector<matrix_entry> entries;
+  for (const matrix_entry& e : a.entries()) {
+    for (int r = 0; r < rows[e.row]; ++r) {
+      for (int c = 0; c < columns[e.column]; ++c) {
+        entries.push_back(
+            {static_cast<int>(row_first[e.row] + r), static_cast<int>(column_first[e.column] + c), e.value, e.imag});
+      }
+    }
+  }
+  return sparse_matrix::from_entries(static_cast<int>(row_first.back()), std::move(entries));
+}
+
+}  // namespace sparseperm

@@ -1,0 +1,152 @@
+// Repeated rows and columns: detection (exact, bit for bit), expansion, and the glynn engine against
+// the reference on the expanded matrices (real, complex, integer and Gaussian integer), the planner
+// choosing it, and the all-equal 62 x 62 matrix exactly.
+#include <doctest/doctest.h>
+
+#include <sparseperm/perm.cuh>
+#include <sparseperm/structure/repeated_lines.cuh>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../agreement.hpp"
+#include "test_support.hpp"
+
+namespace sp = sparseperm;
+
+namespace {
+
+sp::compute_options with_engine(const sp::engine_description* engine) {
+  sp::compute_options options;
+  options.engine = sp::engine_choice(engine);
+  return options;
+}
+
+// A k × k matrix (values by kind: 0 reals, 1 complex, 2 integers, 3 Gaussian integers) and
+// multiplicities of total N ≤ max_total.
+struct repeated_case {
+  sp::sparse_matrix base;
+  std::vector<int> rows, columns;
+};
+
+repeated_case random_case(sp::random_stream& s, int kind, int max_total) {
+  repeated_case c;
+  const int k = 1 + static_cast<int>(s.below(5));
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < k; ++j) {
+      if (s.uniform() < 0.25 && i != j) continue;
+      const auto part = [&] {
+        return kind >= 2 ? static_cast<double>(static_cast<long long>(s.below(7)) - 3) : 1 - 2 * s.uniform();
+      };
+      const double re = part();
+      const double im = kind % 2 == 1 ? part() : 0.0;
+      entries.push_back({i, j, re, im});
+    }
+  }
+  c.base = sp::sparse_matrix::from_entries(k, std::move(entries));
+  int total = 0;
+  for (int i = 0; i < k; ++i) {
+    c.rows.push_back(1 + static_cast<int>(s.below(3)));
+    total += c.rows.back();
+  }
+  if (total > max_total) return random_case(s, kind, max_total);
+  c.columns.assign(static_cast<std::size_t>(k), 1);  // the rest spread over random columns
+  for (int left = total - k; left > 0; --left) ++c.columns[s.below(static_cast<std::uint64_t>(k))];
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("identical rows and columns are found bit for bit, near twins are not") {
+  const auto base = sp::sparse_matrix::from_entries(3, {{0, 0, 0.1}, {0, 1, 2}, {1, 2, 1}, {2, 0, 3}});
+  const auto m = sp::expand_lines(base, {2, 1, 3}, {1, 4, 1});
+  CHECK(m.n() == 6);
+  const sp::line_classes rows = sp::identical_rows(m);
+  CHECK(rows.classes() == 3);
+  CHECK(rows.count == std::vector<int>{2, 1, 3});  // in the order of the first row of each class
+  const sp::line_classes columns = sp::identical_columns(m);
+  CHECK(columns.classes() == 3);
+  CHECK(columns.count == std::vector<int>{1, 4, 1});
+  // one entry one unit in the last place away: another row
+  std::vector<sp::matrix_entry> entries = m.entries();
+  for (auto& e : entries) {
+    if (e.row == 1 && e.column == 0) e.value = std::nextafter(e.value, 1.0);
+  }
+  const sp::line_classes near = sp::identical_rows(sp::sparse_matrix::from_entries(6, entries));
+  CHECK(near.classes() == 4);
+  // complex: the imaginary part counts
+  const auto z = sp::sparse_matrix::from_entries(2, {{0, 0, 1, 1}, {1, 0, 1, -1}, {0, 1, 2}, {1, 1, 2}});
+  CHECK(sp::identical_rows(z).classes() == 2);
+  CHECK(sp::identical_columns(z).classes() == 2);
+}
+
+TEST_CASE("expand_lines refuses multiplicities that do not fit the matrix") {
+  const auto base = sp::sparse_matrix::from_entries(2, {{0, 0, 1}, {1, 1, 1}});
+  CHECK_THROWS_AS(sp::expand_lines(base, {1, 1, 1}, {1, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(sp::expand_lines(base, {2, 1}, {1, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(sp::expand_lines(base, {-1, 3}, {1, 1}), std::invalid_argument);
+  CHECK(sp::expand_lines(base, {0, 2}, {1, 1}).n() == 2);  // 0 drops a row
+}
+
+TEST_CASE("glynn on repeated rows and columns equals the reference on the expanded matrix") {
+  sp::random_stream s(4040);
+  const auto* glynn = &sp::description_of<sp::engines::glynn>;
+  const auto* reference = &sp::description_of<sp::engines::reference>;
+  int compared = 0, exact = 0;
+  for (int trial = 0; trial < 240; ++trial) {
+    const int kind = trial % 4;
+    const repeated_case c = random_case(s, kind, 12);
+    const auto m = sp::expand_lines(c.base, c.rows, c.columns);
+    if (sp::maximum_matching(m).size < m.n()) continue;
+    const auto g = sp::compute_permanent(m, with_engine(glynn));
+    const auto r = sp::compute_permanent(m, with_engine(reference));
+    INFO("kind " << kind << " N = " << m.n() << ": glynn " << sp::complex_text(g) << " reference "
+                 << sp::complex_text(r) << " (" << g.plan << ")");
+    exact += test_agreement::check_agree(g, r);
+    ++compared;
+  }
+  CHECK(compared >= 150);
+  CHECK(exact >= 60);
+}
+
+TEST_CASE("glynn needs prod(f_k + 1) terms: two photons in each of 9 modes") {
+  sp::random_stream s(7);
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < 9; ++i) {
+    for (int j = 0; j < 9; ++j) entries.push_back({i, j, 1 - 2 * s.uniform(), 1 - 2 * s.uniform()});
+  }
+  const auto base = sp::sparse_matrix::from_entries(9, std::move(entries));
+  const std::vector<int> twice(9, 2);
+  const auto m = sp::expand_lines(base, twice, twice);
+  const auto g = sp::compute_permanent(m, with_engine(&sp::description_of<sp::engines::glynn>));
+  CHECK(g.plan.find("13122 terms") != std::string::npos);  // 3^8 · 2, not 2^17
+  const auto r = sp::compute_permanent(m, with_engine(&sp::description_of<sp::engines::reference>));
+  CHECK(std::hypot(g.value - r.value, g.imag - r.imag) <= *g.error_bound + *r.error_bound);
+  const auto planned = sp::compute_permanent(m);  // the planner finds the repetition itself
+  CHECK(planned.engine == "glynn");
+}
+
+TEST_CASE("an all-equal 62 x 62 matrix: exactly 62! a^62, in Glynn's 62 terms") {
+  const auto m = test_support::dense_matrix(62, 3);
+  const auto r = sp::compute_permanent(m);
+  CHECK(r.engine == "glynn");
+  CHECK(r.exact);
+  sp::detail::big_integer expected(1ll);
+  for (int k = 1; k <= 62; ++k) expected = expected.times(3 * k);
+  CHECK(r.permanent == expected.to_decimal());
+  CHECK(r.plan.find("62 terms") != std::string::npos);
+  // and a complex value, a = 1 + i: 62! (1 + i)^62 = 62! (2i)^31 = −62! 2^31 i
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < 62; ++i) {
+    for (int j = 0; j < 62; ++j) entries.push_back({i, j, 1, 1});
+  }
+  const auto z = sp::compute_permanent(sp::sparse_matrix::from_entries(62, std::move(entries)));
+  sp::detail::big_integer imag(-1ll);
+  for (int k = 1; k <= 62; ++k) imag = imag.times(k);
+  imag = imag.times(1ll << 31);
+  CHECK(z.exact);
+  CHECK(z.permanent == "0");
+  CHECK(z.permanent_imag == imag.to_decimal());
+}
