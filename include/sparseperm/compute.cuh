@@ -102,20 +102,16 @@ inline void add_block_run(permanent_result& result, const permanent_result& bloc
 inline permanent_result run_complex_plan(const permanent_plan& plan, const compute_options& options,
                                          permanent_result result) {
   bool exact = plan.integer;
-  detail::big_integer re = plan.factor, im = plan.factor_imag;
+  detail::big_gaussian exact_value(plan.factor, plan.factor_imag);
   detail::scaled_complex value = plan.factor_complex;
   detail::product_bound bound(plan.n, 4);
   for (const auto& block : plan.blocks) {
     const permanent_result r = run_engine({block.matrix, &block.order}, *block.engine, options);
     exact = exact && r.exact;
     if (exact) {
-      const detail::big_integer block_re = detail::big_integer::from_decimal(r.permanent);
-      const detail::big_integer block_im = detail::big_integer::from_decimal(r.complex ? r.permanent_imag : "0");
-      detail::big_integer next_re = re * block_re, next_im = re * block_im;
-      next_re += (im * block_im).times(-1);
-      next_im += im * block_re;
-      re = std::move(next_re);
-      im = std::move(next_im);
+      exact_value = exact_value * detail::big_gaussian(detail::big_integer::from_decimal(r.permanent),
+                                                       detail::big_integer::from_decimal(r.complex ? r.permanent_imag
+                                                                                                   : std::string("0")));
     }
     value *= complex_double{r.value, r.complex ? r.imag : 0.0};
     bound.factor(std::hypot(r.value, r.complex ? r.imag : 0.0) * detail::bound_margin,
@@ -124,9 +120,9 @@ inline permanent_result run_complex_plan(const permanent_plan& plan, const compu
   }
   if (exact) {
     result.exact = true;
-    result.permanent = re.to_decimal();
-    result.value = re.to_double();
-    set_imaginary_part(result, im.to_double(), im.to_decimal());
+    result.permanent = exact_value.re.to_decimal();
+    result.value = exact_value.re.to_double();
+    set_imaginary_part(result, exact_value.im.to_double(), exact_value.im.to_decimal());
     return result;
   }
   if (value.overflows()) {

@@ -158,12 +158,10 @@ inline permanent_plan make_plan(const sparse_matrix& a, const compute_options& o
     for (const matrix_entry& e : d.singles) {
       if (plan.complex) {
         if (plan.integer) {
-          const auto re = static_cast<long long>(e.value), im = static_cast<long long>(e.imag);
-          detail::big_integer next_re = plan.factor.times(re), next_im = plan.factor.times(im);
-          next_re += plan.factor_imag.times(-im);
-          next_im += plan.factor_imag.times(re);
-          plan.factor = std::move(next_re);
-          plan.factor_imag = std::move(next_im);
+          detail::big_gaussian next = detail::big_gaussian(plan.factor, plan.factor_imag)
+                                          .times(static_cast<long long>(e.value), static_cast<long long>(e.imag));
+          plan.factor = std::move(next.re);
+          plan.factor_imag = std::move(next.im);
         }
         plan.factor_complex *= complex_double{e.value, e.imag};
       } else {

@@ -85,23 +85,13 @@ struct ryser_columns {
   grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
 };
 
-// X: double, int64, or complex_number of either (complex matrices).
-template <class X>
-struct ryser_x_traits {
-  using part = X;
-};
-template <class T>
-struct ryser_x_traits<complex_number<T>> {
-  using part = T;
-};
-
 // Floating X: the values on their row grids (error_bound.cuh: every x is then exact). Exact
-// arithmetic (int64, Gaussian int64, or residues in doubles with scale 2): doubled values, so that
+// arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
 // x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
 template <class X>
 ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                    bool doubled = !std::is_floating_point_v<typename ryser_x_traits<X>::part>) {
-  using part = typename ryser_x_traits<X>::part;
+                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
+  using part = part_type<X>;
   const int n = matrix.n();
   ryser_columns<X> m;
   m.n = n;

@@ -121,16 +121,10 @@ struct dp_gaussian128 {
 #endif
 
 struct dp_gaussian_big {
-  struct value {
-    big_integer re, im;
-  };
-  static value one() { return {big_integer(1ll), big_integer(0ll)}; }
+  using value = big_gaussian;
+  static value one() { return big_gaussian(1ll); }
   static void add_product(value& to, const value& from, const complex_double& a) {
-    const auto re = static_cast<long long>(a.re), im = static_cast<long long>(a.im);
-    to.re += from.re.times(re);
-    to.re += from.im.times(-im);
-    to.im += from.re.times(im);
-    to.im += from.im.times(re);
+    to += from.times(static_cast<long long>(a.re), static_cast<long long>(a.im));
   }
 };
 

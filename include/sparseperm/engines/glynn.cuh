@@ -69,10 +69,10 @@ inline constexpr double glynn_max_terms = 0x1p62;
 // the terms are within glynn_max_terms (then K ≤ 63: a class per factor of at least 2).
 inline glynn_setup glynn_setup_of(const sparse_matrix& a) {
   glynn_setup best;
+  const line_classes row_classes = identical_rows(a), column_classes = identical_columns(a);
   for (const bool transpose : {false, true}) {
-    const sparse_matrix& m = a;
-    const line_classes rows = transpose ? identical_columns(m) : identical_rows(m);
-    const line_classes columns = transpose ? identical_rows(m) : identical_columns(m);
+    const line_classes& rows = transpose ? column_classes : row_classes;
+    const line_classes& columns = transpose ? row_classes : column_classes;
     glynn_setup g;
     g.n = a.n();
     g.transposed = transpose;
@@ -259,28 +259,6 @@ Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::u
   for (const Sum& s : partial) total.merge(s);
   return total;
 }
-
-// Gaussian big integers (host only: complex_number's members are host-device).
-struct big_gaussian {
-  big_integer re, im;
-  big_gaussian() = default;
-  big_gaussian(long long r) : re(r), im(0ll) {}
-  big_gaussian(big_integer r, big_integer i) : re(std::move(r)), im(std::move(i)) {}
-  big_gaussian& operator+=(const big_gaussian& b) {
-    re += b.re;
-    im += b.im;
-    return *this;
-  }
-  big_gaussian& operator-=(const big_gaussian& b) {
-    re -= b.re;
-    im -= b.im;
-    return *this;
-  }
-  friend big_gaussian operator+(big_gaussian a, const big_gaussian& b) { return a += b; }
-  friend big_gaussian operator*(const big_gaussian& a, const big_gaussian& b) {
-    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-  }
-};
 
 template <class P>
 struct big_sum {

@@ -148,21 +148,22 @@ inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
 // Complex long double is std::complex here (host only; complex_number's members are host-device,
 // and nvcc has no long double on the device). Its multiplication rounds as complex_number's does.
 using long_complex = std::complex<long double>;
-inline long double l1_norm(const long_complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); }
+
+}  // namespace reference
 
 template <class T>
-struct complex_part {
-  using type = typename T::value_type;
-};
-template <class T>
-struct complex_part<complex_number<T>> {
+struct part_of<std::complex<T>> {
   using type = T;
 };
+
+namespace reference {
+
+inline long double l1_norm(const long_complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); }
 
 // The complex counterparts: T is long_complex or complex_number<int128>.
 template <class T>
 T brute_force_complex(const sparse_matrix& matrix, long double* magnitude = nullptr) {
-  using part = typename complex_part<T>::type;
+  using part = part_type<T>;
   const int n = matrix.n();
   if (n > reference_brute_force_max_n) throw engine_error(engine_error::kind::too_large, "brute force: n > 10");
   std::vector<double> re, im;
@@ -275,7 +276,7 @@ T subset_dp(const sparse_matrix& matrix) {
       const std::uint64_t bit = std::uint64_t{1} << columns[k];
       if (!(mask & bit)) continue;
       if constexpr (is_complex_number<T>) {
-        using part = decltype(T{}.re);
+        using part = part_type<T>;
         sum += T(static_cast<part>(values[k]), static_cast<part>(imag.empty() ? 0.0 : imag[k])) * f[mask ^ bit];
       } else {
         sum += static_cast<T>(values[k]) * f[mask ^ bit];

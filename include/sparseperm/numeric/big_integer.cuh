@@ -203,4 +203,34 @@ class big_integer {
   bool negative_ = false;
 };
 
+// Gaussian integers of any size: exact complex permanents beyond 128 bits (dp and glynn, and the
+// planner's products of blocks and factors). Host only, like big_integer.
+struct big_gaussian {
+  big_integer re, im;
+  big_gaussian() = default;
+  big_gaussian(long long r) : re(r), im(0ll) {}
+  big_gaussian(big_integer r, big_integer i) : re(std::move(r)), im(std::move(i)) {}
+  big_gaussian& operator+=(const big_gaussian& b) {
+    re += b.re;
+    im += b.im;
+    return *this;
+  }
+  big_gaussian& operator-=(const big_gaussian& b) {
+    re -= b.re;
+    im -= b.im;
+    return *this;
+  }
+  friend big_gaussian operator+(big_gaussian a, const big_gaussian& b) { return a += b; }
+  friend big_gaussian operator*(const big_gaussian& a, const big_gaussian& b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  }
+  // this · (r + i·m) for 64-bit parts (cheaper than a big product)
+  big_gaussian times(long long r, long long m) const {
+    big_integer real = re.times(r), imag = re.times(m);
+    real += im.times(-m);
+    imag += im.times(r);
+    return {std::move(real), std::move(imag)};
+  }
+};
+
 }  // namespace sparseperm::detail

@@ -83,6 +83,18 @@ inline T modulus(const complex_number<T>& z) {
   return std::hypot(z.re, z.im);
 }
 
+// The type of a number's parts: T for complex_number<T>, the type itself for real ones.
+template <class T>
+struct part_of {
+  using type = T;
+};
+template <class T>
+struct part_of<complex_number<T>> {
+  using type = T;
+};
+template <class T>
+using part_type = typename part_of<T>::type;
+
 template <class T>
 inline constexpr bool is_complex_number = false;
 template <class T>
