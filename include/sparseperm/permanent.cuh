@@ -55,6 +55,7 @@ permanent_result permanent(const gpu_options& options = {}) {
     set_exact_value(result, 1, "the 0 x 0 matrix: permanent 1 by convention");
   } else if constexpr (structural_rank(constants_of<M>.masks()) < n) {
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
+    if constexpr (is_complex_matrix<M>) set_imaginary_part(result, 0, "0");
   } else {
     // The same definition as a kernel module's (module/kernel_module.cuh): plan, accumulator, plan line.
     using definition = detail::device_module<Engine, M, P>;
@@ -62,7 +63,7 @@ permanent_result permanent(const gpu_options& options = {}) {
     constexpr module_info info = definition::info();
     result.plan = Engine::plan_text(info) + "; " + definition::sum::description();
     gpu::run_ryser_kernel<typename definition::sum, typename definition::value>(
-        result, plan::start_term, reinterpret_cast<const void*>(&generated_kernel<Engine, M, P>), info.global_rows,
+        result, start_term_of<plan>(), reinterpret_cast<const void*>(&generated_kernel<Engine, M, P>), info.global_rows,
         {options.device, options.progress}, detail::floating_facts_of(info));
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

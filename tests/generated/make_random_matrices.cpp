@@ -4,8 +4,10 @@
 //
 // OUTPUT_DIR/random_matrices_K.cuh (K < PARTS) each hold a share of 120 matrices (n = 1..24; 0/1,
 // small-integer and uniform reals; signed reals with n = 2..14; singular ones included) and a function
-// for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M.
+// for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M;
+// OUTPUT_DIR/random_complex_matrices_K.cuh (K < 4) likewise 112 complex ones (for_each_complex_matrix_K).
 #include <sparseperm/module/codegen.cuh>
+#include <sparseperm/structure/matching.cuh>
 #include "random_matrix.hpp"
 
 #include <cstdio>
@@ -14,6 +16,9 @@
 #include <vector>
 
 #include "../host/test_support.hpp"
+
+// How many complex matrices random_complex_matrices_{0..3}.cuh hold between them.
+constexpr int complex_matrix_count = 112;
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -43,6 +48,28 @@ int main(int argc, char** argv) {
     std::ofstream out(dir + "/random_matrices_" + std::to_string(part) + ".cuh");
     out << headers[part] << "template <class F>\nvoid for_each_random_matrix_" << part << "(F&& f) {\n"
         << lists[part] << "}\n";
+  }
+  // Complex matrices in four parts: Gaussian integers (even m) and dyadic complex values k / 2^20
+  // (odd m), n = 1..14, dense and sparse.
+  sparseperm::random_stream complex_stream(20261124);
+  std::vector<std::string> complex_headers(4), complex_lists(4);
+  for (int m = 0; m < complex_matrix_count; ++m) {
+    const int n = 1 + m % 14;
+    const double density = m % 3 == 0 ? 1.0 : m % 3 == 1 ? 0.35 : 0.6;
+    sparseperm::sparse_matrix matrix;
+    do {  // a draw with no imaginary part would be a real matrix; a singular one an exact 0
+      matrix = test_support::random_complex(complex_stream, n, density, m % 2 == 0);
+    } while (!matrix.is_complex() || sparseperm::maximum_matching(matrix).size < n);
+    char name[16];
+    std::snprintf(name, sizeof name, "c%03d", m);
+    const int part = (m / 2) % 4;
+    complex_headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
+    complex_lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+  }
+  for (int part = 0; part < 4; ++part) {
+    std::ofstream out(dir + "/random_complex_matrices_" + std::to_string(part) + ".cuh");
+    out << complex_headers[part] << "template <class F>\nvoid for_each_complex_matrix_" << part << "(F&& f) {\n"
+        << complex_lists[part] << "}\n";
   }
   return 0;
 }

@@ -37,6 +37,28 @@ inline sparseperm::sparse_matrix random_matrix(sparseperm::random_stream& stream
   return sparseperm::sparse_matrix::from_entries(n, std::move(entries));
 }
 
+inline constexpr int value_bits = 20;  // random_complex's values k / 2^20: perm · 2^(20 n) is a Gaussian integer
+
+// A random complex matrix: each entry present with `density`, parts k / 2^20 with |k| ≤ 2^20, or
+// Gaussian integers in [−3, 3] when `integers`.
+inline sparseperm::sparse_matrix random_complex(sparseperm::random_stream& s, int n, double density, bool integers) {
+  std::vector<sparseperm::matrix_entry> entries;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (s.uniform() >= density) continue;
+      const auto part = [&] {
+        if (integers) return static_cast<double>(static_cast<long long>(s.below(7)) - 3);
+        return std::ldexp(
+            static_cast<double>(static_cast<long long>(s.below((1u << (value_bits + 1)) + 1)) - (1ll << value_bits)),
+            -value_bits);
+      };
+      const double re = part(), im = part();
+      entries.push_back({i, j, re, im});
+    }
+  }
+  return sparseperm::sparse_matrix::from_entries(n, std::move(entries));
+}
+
 inline sparseperm::sparse_matrix dense_matrix(int n, double value) {
   std::vector<double> a(static_cast<std::size_t>(n) * n, value);
   return sparseperm::sparse_matrix::from_dense(n, a);

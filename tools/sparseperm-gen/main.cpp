@@ -37,11 +37,6 @@ int run(int argc, char** argv) {
   if (!args.value("output")) throw cli::usage_error("sparseperm-gen needs -o HEADER (see 'sparseperm-gen --help')");
   const std::string path = args.positionals()[0];
   const matrix_market_file file = read_matrix_market(path);
-  if (file.matrix.is_complex()) {  // the generated engines are real: no complex types to write yet
-    throw input_error(path, file.size_line,
-                      "a complex matrix: sparseperm-gen writes real matrices only (compute it with 'sparseperm "
-                      "compute', whose engines for complex matrices need no generated header)");
-  }
   const std::string source = std::filesystem::path(path).filename().string();
   const std::string name = args.value("name").value_or(std::filesystem::path(path).stem().string());
   if (const auto given = args.value("name"); given && c_identifier(*given) != *given) {

@@ -19,7 +19,7 @@ inline const char* compute_help =
     "\n"
     "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer, complex\n"
     "or pattern; general, symmetric, skew-symmetric or hermitian). A complex matrix's permanent is\n"
-    "printed as a + bi; engines for complex matrices: reference, cpu-sparse, gpu-sparse, dp, glynn.\n"
+    "printed as a + bi; every engine takes complex matrices.\n"
     "\n"
     "  --engine NAME   auto (the default), gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse,\n"
     "                  cpu-cached, cpu-sparse, dp, reference. auto splits the matrix into blocks and\n"

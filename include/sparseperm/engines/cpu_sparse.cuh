@@ -50,7 +50,6 @@ struct cpu_sparse : ryser_engine {
   static constexpr std::string_view summary =
       "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP";
   static constexpr engine_placement placement = engine_placement::host;
-  static constexpr bool complex_values = true;
   static constexpr bool cpu_threads = true;
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
@@ -169,7 +168,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   std::string arithmetic;
   const arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
   if (matrix.is_complex()) {
-    detail::visit_complex_arithmetic(choice, [&]<class X, class Sum>() {
+    detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
+      using X = typename Arith::value;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order);
       const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking);
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});

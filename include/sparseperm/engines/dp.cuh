@@ -97,7 +97,7 @@ struct dp_big {
   static void add_product(value& to, const value& from, double a) { to += from.times(static_cast<long long>(a)); }
 };
 
-// Complex matrices: the same three, with complex entries (is_complex_arithmetic).
+// Complex matrices: the same three, with complex entries (is_complex_dp_arithmetic).
 struct dp_complex {
   struct value {
     two_sum re, im;
@@ -129,7 +129,7 @@ struct dp_gaussian_big {
 };
 
 template <class Arithmetic>
-inline constexpr bool is_complex_arithmetic = requires(typename Arithmetic::value& to, const complex_double& a) {
+inline constexpr bool is_complex_dp_arithmetic = requires(typename Arithmetic::value& to, const complex_double& a) {
   Arithmetic::add_product(to, to, a);
 };
 
@@ -214,7 +214,7 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
           if (!extended.contains(finishing)) continue;  // a row with no column left must be matched now
           extended.remove(finishing);
           if (shards > 1 && static_cast<int>(extended.hash() % static_cast<std::uint64_t>(shards)) != shard) continue;
-          if constexpr (is_complex_arithmetic<Arithmetic>) {
+          if constexpr (is_complex_dp_arithmetic<Arithmetic>) {
             Arithmetic::add_product(table.at(extended), v, complex_double{values[e], imag.empty() ? 0.0 : imag[e]});
           } else {
             Arithmetic::add_product(table.at(extended), v, values[e]);

@@ -104,11 +104,13 @@ inline std::optional<std::string> gpu_unavailable() {
 }
 
 // What the six Ryser engines share (a tag derives from it): n ≤ 64 (a column's rows in one word),
-// exact in 128-bit integers or residues, values rounded to row grids.
+// exact in 128-bit integers or residues (Gaussian integers in 128 bits), values rounded to row
+// grids, complex values.
 struct ryser_engine {
   static constexpr int max_n = max_ryser_n;
   static constexpr exact_reach exact = exact_reach::within_128_bits_or_residues;
   static constexpr bool rounds_to_grids = true;
+  static constexpr bool complex_values = true;
 };
 
 // What the three GPU-generated engines share besides: a kernel module, sums kept in registers (an

@@ -41,7 +41,6 @@ struct gpu_sparse : ryser_engine {
   static constexpr std::string_view summary =
       "the paper's GPU-SparsePerman: sparse Ryser with the matrix and x in shared memory";
   static constexpr engine_placement placement = engine_placement::gpu;
-  static constexpr bool complex_values = true;
   static constexpr double setup_seconds = 0.3;  // context and launches
   // per Gray step on an H100, and per nonzero of the average column (n = 40, p = 0.1 and 0.5: 6.1 s
   // and 12.6 s for 2^39 steps); complex values 2.2× (measured 1.9–2.2× at n = 36, 40)
@@ -170,9 +169,9 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     const arithmetic_choice choice =
         detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
     if (matrix.is_complex()) {
-      result = detail::visit_complex_arithmetic(choice, [&]<class X, class Sum>() {
-        return detail::run_gpu_sparse<X, Sum, detail::plain_product>(matrix, column_order, options,
-                                                                     !std::is_same_v<X, complex_double>);
+      result = detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
+        return detail::run_gpu_sparse<typename Arith::value, Sum, detail::plain_product>(matrix, column_order, options,
+                                                                                         Arith::exact);
       });
     } else {
       result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {

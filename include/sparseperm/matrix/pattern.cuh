@@ -13,6 +13,7 @@
 //     static constexpr const char* name = "NAME";
 //     using pattern = sparseperm::pattern<3, sparseperm::column<0, 1>, sparseperm::column<2>, ...>;
 //     static constexpr double values[] = {0x1.999999999999ap-4, -0x1.8p+1, 0x1.4p+1, ...};
+//     static constexpr double imag_values[] = {...};  // complex matrices only: the imaginary parts
 //   };
 //   }
 //
@@ -80,8 +81,24 @@ template <int N, class... Columns>
 inline constexpr bool is_pattern<pattern<N, Columns...>> = true;
 }  // namespace detail
 
+namespace detail {
+// A complex matrix type has `imag_values` beside `values`, the imaginary parts in the same order.
+template <class M>
+inline constexpr bool has_imag_values = requires {
+  { M::imag_values[0] } -> std::convertible_to<double>;
+};
+template <class M>
+constexpr bool imag_values_match() {
+  if constexpr (has_imag_values<M>) {
+    return sizeof(M::imag_values) / sizeof(M::imag_values[0]) == sizeof(M::values) / sizeof(M::values[0]);
+  } else {
+    return true;
+  }
+}
+}  // namespace detail
+
 // A generated matrix: a named type with a `pattern` and its `values`, one per nonzero (an array of
-// one unused value when there are none).
+// one unused value when there are none); a complex one also has `imag_values`, as many.
 template <class M>
 concept CompileTimeMatrix = requires {
   typename M::pattern;
@@ -89,7 +106,12 @@ concept CompileTimeMatrix = requires {
 &&detail::is_pattern<typename M::pattern>&& requires {
   { M::values[0] } -> std::convertible_to<double>;
 }
-&&sizeof(M::values) / sizeof(M::values[0]) == static_cast<std::size_t>(M::pattern::nnz > 0 ? M::pattern::nnz : 1);
+&&sizeof(M::values) / sizeof(M::values[0]) == static_cast<std::size_t>(M::pattern::nnz > 0 ? M::pattern::nnz : 1) &&
+    detail::imag_values_match<M>();
+
+// Is a generated matrix complex (it has imaginary parts)?
+template <CompileTimeMatrix M>
+inline constexpr bool is_complex_matrix = detail::has_imag_values<M>;
 
 // The pattern as constexpr CSC arrays (sizes at least 1, so that empty matrices still compile).
 template <int N, int NNZ>
@@ -99,14 +121,24 @@ struct pattern_arrays {
   int start[N + 1]{};
   int rows[NNZ > 0 ? NNZ : 1]{};
   double values[NNZ > 0 ? NNZ : 1]{};
+  double imag[NNZ > 0 ? NNZ : 1]{};  // the imaginary parts (all 0 for a real matrix)
+  bool complex = false;
 
+  // Integers (Gaussian integers for a complex matrix), each part at most 2^53.
   constexpr bool integer_values() const {
+    const auto integer = [](double v) {
+      return v <= max_exact_integer_double && v >= -max_exact_integer_double &&
+             static_cast<double>(static_cast<std::int64_t>(v)) == v;
+    };
     for (int k = 0; k < NNZ; ++k) {
-      const double v = values[k];
-      if (v > max_exact_integer_double || v < -max_exact_integer_double) return false;
-      if (static_cast<double>(static_cast<std::int64_t>(v)) != v) return false;
+      if (!integer(values[k]) || !integer(imag[k])) return false;
     }
     return true;
+  }
+
+  // |re| + |im| of entry k: bounds its modulus and each part.
+  constexpr double l1(int k) const {
+    return (values[k] < 0 ? -values[k] : values[k]) + (imag[k] < 0 ? -imag[k] : imag[k]);
   }
 
   // Row bitmasks of the pattern (n ≤ 64).
@@ -127,12 +159,17 @@ namespace detail {
 template <class M, class Arrays, int... Rows>
 constexpr void add_column(Arrays& a, int& at, int& j, column<Rows...>) {
   a.start[j++] = at;
-  ((a.rows[at] = Rows, a.values[at] = M::values[at], ++at), ...);
+  if constexpr (has_imag_values<M>) {
+    ((a.rows[at] = Rows, a.values[at] = M::values[at], a.imag[at] = M::imag_values[at], ++at), ...);
+  } else {
+    ((a.rows[at] = Rows, a.values[at] = M::values[at], ++at), ...);
+  }
 }
 
 template <class M, int N, class... Columns>
 constexpr pattern_arrays<N, pattern<N, Columns...>::nnz> make_constants(pattern<N, Columns...>) {
   pattern_arrays<N, pattern<N, Columns...>::nnz> a;
+  a.complex = has_imag_values<M>;
   int at = 0;
   int j = 0;
   (add_column<M>(a, at, j, Columns{}), ...);
@@ -143,14 +180,15 @@ constexpr pattern_arrays<N, pattern<N, Columns...>::nnz> make_constants(pattern<
 template <int N, int NNZ>
 constexpr bool finite_nonzero_values(const pattern_arrays<N, NNZ>& a) {
   for (int k = 0; k < NNZ; ++k) {
-    const double v = a.values[k];
-    if (v == 0 || v != v || v - v != 0) return false;
+    const double v = a.values[k], w = a.imag[k];
+    if ((v == 0 && w == 0) || v != v || v - v != 0 || w != w || w - w != 0) return false;
   }
   return true;
 }
 }  // namespace detail
 
-// The arrays of a matrix type: rows from the pattern, values from M::values (checked: finite, nonzero).
+// The arrays of a matrix type: rows from the pattern, values from M::values and M::imag_values
+// (checked: finite, not both parts 0).
 template <CompileTimeMatrix M>
 struct matrix_constants {
   static constexpr auto value = detail::make_constants<M>(typename M::pattern{});

@@ -33,7 +33,7 @@ struct module_definition {
     static_assert(sizeof m == module_matrix_bytes(M::pattern::n, M::pattern::nnz),
                   "module_matrix: padding in the layout");
     for (int j = 0; j <= a.n; ++j) m.start[j] = a.start[j];
-    for (int k = 0; k < a.nnz; ++k) m.rows[k] = a.rows[k], m.values[k] = a.values[k];
+    for (int k = 0; k < a.nnz; ++k) m.rows[k] = a.rows[k], m.values[k] = a.values[k], m.imag[k] = a.imag[k];
     return m;
   }
 
@@ -47,13 +47,20 @@ struct module_definition {
     i.nnz = M::pattern::nnz;
     i.arithmetic = static_cast<std::int32_t>(arithmetic_of<arithmetic, P>());
     i.singular = structural_rank(constants_of<M>.masks()) < plan::n ? 1 : 0;
+    i.complex = is_complex_arithmetic<arithmetic> ? 1 : 0;
     Engine::template describe<plan>(i);
     if constexpr (is_residue_arithmetic<arithmetic>) {
       i.primes = arithmetic::primes;
       for (int k = 0; k < arithmetic::primes; ++k) i.start_residues[k] = plan::start_term.r[k];
+    } else if constexpr (arithmetic::exact && is_complex_arithmetic<arithmetic>) {
+      split_halves(plan::start_term.re, i.start_high, i.start_low);
+      split_halves(plan::start_term.im, i.start_imag_high, i.start_imag_low);
     } else if constexpr (arithmetic::exact) {
-      i.start_high = static_cast<std::int64_t>(plan::start_term >> 64);
-      i.start_low = static_cast<std::uint64_t>(plan::start_term);
+      split_halves(plan::start_term, i.start_high, i.start_low);
+    } else if constexpr (is_complex_arithmetic<arithmetic>) {
+      for (int r = 0; r < plan::n; ++r)
+        i.start_x[2 * r] = plan::data.x0[r].re, i.start_x[2 * r + 1] = plan::data.x0[r].im;
+      i.grid = plan::grid;
     } else {
       i.start_value = plan::start_term;
       i.grid = plan::grid;

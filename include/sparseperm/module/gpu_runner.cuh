@@ -75,6 +75,7 @@ inline permanent_result run_module(const std::string& image, const std::string& 
   result.nnz = info.nnz;
   if (info.singular) {
     set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
+    if (info.complex) set_imaginary_part(result, 0, "0");
     return result;
   }
   const void* function = reinterpret_cast<const void*>(kernel);

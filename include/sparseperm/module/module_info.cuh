@@ -19,7 +19,7 @@ namespace sparseperm {
 inline constexpr int module_engine_name_bytes = 24;
 
 struct module_info {
-  std::int32_t version = 7;
+  std::int32_t version = 8;
   char engine[module_engine_name_bytes] = {};  // the engine's name (engines/catalog.cuh), NUL-terminated
   std::int32_t precision = 0;                  // the precision it was asked for (numeric/arithmetic.cuh), as an integer
   std::int32_t n = 0;
@@ -32,11 +32,15 @@ struct module_info {
   std::int32_t register_columns = 0;  // Hybrid: columns that touch register rows only
   std::int32_t static_bits = 0;       // the Gray bits unrolled at compile time (gpu-cached's b, the others' u)
   std::int32_t plain_run_bits = 0;    // compensated sums: 2^this terms are summed plainly before each TwoSum
+  std::int32_t complex = 0;           // 1: complex values (complex doubles, or Gaussian integers when exact)
   double start_value = 0;             // the step-0 term Π x_0 (double arithmetic)
-  std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic
+  std::int64_t start_high = 0;        // ... and its 128-bit integer in exact arithmetic (the real part)
   std::uint64_t start_low = 0;
-  double start_residues[16] = {};    // ... and its residues modulo the primes
-  detail::grid_rounding_facts grid;  // double arithmetic: the row grids' change and magnitudes (error bound)
+  std::int64_t start_imag_high = 0;  // ... its imaginary part (Gaussian integers)
+  std::uint64_t start_imag_low = 0;
+  double start_residues[16] = {};        // ... and its residues modulo the primes
+  double start_x[2 * max_ryser_n] = {};  // complex doubles: x_0 (re, im pairs), multiplied out by the loader
+  detail::grid_rounding_facts grid;      // floating point: the row grids' change and magnitudes (error bound)
 };
 
 // The matrix a module was compiled from, as it exports it (sparseperm_module_matrix and
@@ -50,11 +54,12 @@ struct module_matrix {
   std::int64_t start[N + 1]{};
   std::int64_t rows[NNZ > 0 ? NNZ : 1]{};
   double values[NNZ > 0 ? NNZ : 1]{};
+  double imag[NNZ > 0 ? NNZ : 1]{};  // the imaginary parts (0 for a real matrix)
 };
 
 // Its size in bytes for an n×n matrix of nnz nonzeros.
 constexpr std::size_t module_matrix_bytes(std::int64_t n, std::int64_t nnz) {
-  return 8 * static_cast<std::size_t>(2 + (n + 1) + 2 * (nnz > 0 ? nnz : 1));
+  return 8 * static_cast<std::size_t>(2 + (n + 1) + 3 * (nnz > 0 ? nnz : 1));
 }
 
 inline sparseperm::arithmetic module_arithmetic(const module_info& info) {
@@ -71,10 +76,17 @@ inline std::string_view module_engine(const module_info& info) {
 }
 
 #if SPARSEPERM_HAS_INT128
-// The step-0 term of a module in exact arithmetic, from its two 64-bit halves.
-inline __int128 exact_start_term(const module_info& info) {
-  return (static_cast<__int128>(info.start_high) << 64) | static_cast<__int128>(info.start_low);
+// A 128-bit integer from its two 64-bit halves, and back.
+inline __int128 joined_halves(std::int64_t high, std::uint64_t low) {
+  return (static_cast<__int128>(high) << 64) | static_cast<__int128>(low);
 }
+constexpr void split_halves(__int128 v, std::int64_t& high, std::uint64_t& low) {
+  high = static_cast<std::int64_t>(v >> 64);
+  low = static_cast<std::uint64_t>(v);
+}
+
+// The step-0 term of a module in exact arithmetic (its real part for Gaussian integers).
+inline __int128 exact_start_term(const module_info& info) { return joined_halves(info.start_high, info.start_low); }
 #endif
 
 // The Gray loop: static blocks of 2^static_bits steps, or one switch a step.
@@ -88,7 +100,15 @@ namespace detail {
 // The step-0 term a module recorded, in the product type of its arithmetic.
 template <class Arith>
 typename Arith::product module_start_term(const module_info& info) {
-  if constexpr (is_residue_arithmetic<Arith>) {
+  if constexpr (std::is_same_v<typename Arith::product, complex_double>) {
+    complex_double x0[max_ryser_n];
+    for (int i = 0; i < info.n && i < max_ryser_n; ++i) x0[i] = {info.start_x[2 * i], info.start_x[2 * i + 1]};
+    return complex_start_product(x0, info.n);
+  } else if constexpr (is_complex_arithmetic<Arith>) {
+#if SPARSEPERM_HAS_INT128
+    return {exact_start_term(info), joined_halves(info.start_imag_high, info.start_imag_low)};
+#endif
+  } else if constexpr (is_residue_arithmetic<Arith>) {
     typename Arith::product p;
     for (int k = 0; k < Arith::primes; ++k) p.r[k] = info.start_residues[k];
     return p;
@@ -114,7 +134,9 @@ inline floating_run_facts floating_facts_of(const module_info& info) {
 // f.template operator()<Arith, Sum>() with the types a module was compiled with.
 template <bool SplitSigns, class F>
 decltype(auto) visit_module_arithmetic(const module_info& info, F&& f) {
-  return visit_arithmetic<SplitSigns>(arithmetic_choice{module_arithmetic(info), info.primes}, std::forward<F>(f));
+  const arithmetic_choice choice{module_arithmetic(info), info.primes};
+  if (info.complex) return visit_complex_arithmetic(choice, std::forward<F>(f));
+  return visit_arithmetic<SplitSigns>(choice, std::forward<F>(f));
 }
 
 }  // namespace detail

@@ -41,17 +41,23 @@ inline std::optional<std::string> module_mismatch(const module_info& info, const
   };
   if (word(0) != n || word(1) != nnz) return "it was built for a matrix of another size";
   const std::size_t starts = 2, rows = starts + static_cast<std::size_t>(n) + 1,
-                    values = rows + static_cast<std::size_t>(nnz > 0 ? nnz : 1);
+                    values = rows + static_cast<std::size_t>(nnz > 0 ? nnz : 1),
+                    imags = values + static_cast<std::size_t>(nnz > 0 ? nnz : 1);
   std::int64_t at = 0;
   for (int j = 0; j < n; ++j) {
     if (word(starts + static_cast<std::size_t>(j)) != at) return "it was built for another pattern";
     const auto column_rows = matrix.column_rows(j);
     const auto column_values = matrix.column_values(j);
+    const auto column_imag = matrix.column_imag(j);  // empty for a real matrix: its parts are 0
     for (std::size_t e = 0; e < column_rows.size(); ++e, ++at) {
       if (word(rows + static_cast<std::size_t>(at)) != column_rows[e]) return "it was built for another pattern";
-      std::int64_t held;
+      std::int64_t held, held_imag;
+      const double imag = column_imag.empty() ? 0.0 : column_imag[e];
       std::memcpy(&held, &column_values[e], 8);
-      if (word(values + static_cast<std::size_t>(at)) != held) return "it was built for other values";
+      std::memcpy(&held_imag, &imag, 8);
+      if (word(values + static_cast<std::size_t>(at)) != held ||
+          word(imags + static_cast<std::size_t>(at)) != held_imag)
+        return "it was built for other values";
     }
   }
   if (word(starts + static_cast<std::size_t>(n)) != at) return "it was built for another pattern";

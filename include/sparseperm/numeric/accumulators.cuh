@@ -202,6 +202,15 @@ struct block_partial<compensated_sum> {
   }
 };
 template <>
+struct block_partial<complex_sum<compensated_sum>> {
+  static constexpr bool separate = true;
+  using type = complex_sum<plain_sum>;
+  SPARSEPERM_HOST_DEVICE static void absorb(complex_sum<compensated_sum>& total, const complex_sum<plain_sum>& part) {
+    block_partial<compensated_sum>::absorb(total.re, part.re);
+    block_partial<compensated_sum>::absorb(total.im, part.im);
+  }
+};
+template <>
 struct block_partial<sign_split_sum<compensated_sum>> {
   static constexpr bool separate = true;
   using type = sign_split_sum<plain_sum>;

@@ -55,6 +55,9 @@ struct complex_number {
   SPARSEPERM_HOST_DEVICE friend constexpr complex_number operator*(const complex_number& a, T s) {
     return {a.re * s, a.im * s};
   }
+  SPARSEPERM_HOST_DEVICE friend constexpr complex_number operator*(T s, const complex_number& a) {
+    return {s * a.re, s * a.im};
+  }
   SPARSEPERM_HOST_DEVICE friend constexpr complex_number operator/(const complex_number& a, T s) {
     return {a.re / s, a.im / s};
   }

@@ -9,7 +9,8 @@
 //                                     where they hold the matrix, else 128 bits
 //   sum_of<Arith, A, SplitSigns>      exact_sum, residue_sum<K>, or for doubles plain (double_sums) or
 //                                     TwoSum (compensated) sums, split by sign into two chains where asked
-//                                     (cpu-cached: two dependency chains on a CPU)
+//                                     (cpu-cached: two dependency chains on a CPU); complex_sum of those
+//                                     or exact_complex_sum for the complex arithmetics
 //   arithmetic_of<Arith, P>()         the arithmetic those types run
 //   product_type_of<Arith>                 the product of x a run-time engine takes (sparse_ryser.cuh)
 //   visit_arithmetic<SplitSigns, PrimeCounts>(choice, f)
@@ -30,14 +31,15 @@ namespace sparseperm::detail {
 
 template <CompileTimeMatrix M, precision P>
 struct generated_arithmetic_of {
-  using type = std::conditional_t<P == precision::automatic, automatic_arithmetic<M>, double_arithmetic>;
+  using type = std::conditional_t<P == precision::automatic, automatic_arithmetic<M>, floating_arithmetic_of<M>>;
 };
 
 template <CompileTimeMatrix M>
 struct generated_arithmetic_of<M, precision::exact> {
   using type = exact_arithmetic_of<M>;
   static_assert(!std::is_void_v<type>,
-                "precision::exact needs an integer matrix whose row sums of |a_ij| are at most 2^24 (check with "
+                "precision::exact needs an integer matrix whose row sums of |a_ij| are at most 2^24, or whose "
+                "permanent 128-bit integers hold (Gaussian integers for a complex matrix; check with "
                 "sparseperm::exact_arithmetic_of<M> before asking for it)");
 };
 
@@ -73,6 +75,19 @@ template <int K, arithmetic A, bool SplitSigns>
 struct sum_of_types<residue_arithmetic<K>, A, SplitSigns> {
   using type = residue_sum<K>;
 };
+
+// Complex sums are never split by sign: their two parts are two chains already.
+template <arithmetic A, bool SplitSigns>
+struct sum_of_types<complex_double_arithmetic, A, SplitSigns> {
+  using type = complex_sum<std::conditional_t<A == arithmetic::double_sums, plain_sum, compensated_sum>>;
+};
+
+#if SPARSEPERM_HAS_INT128
+template <arithmetic A, bool SplitSigns>
+struct sum_of_types<gaussian_exact_arithmetic, A, SplitSigns> {
+  using type = exact_complex_sum;
+};
+#endif
 
 template <class Arith, arithmetic A, bool SplitSigns>
 using sum_of = typename sum_of_types<Arith, A, SplitSigns>::type;
@@ -124,27 +139,25 @@ decltype(auto) visit_arithmetic(const arithmetic_choice& choice, F&& f) {
       });
 }
 
-// The complex counterpart: f.template operator()<X, Sum>() with x's type and the accumulator:
-// complex doubles with plain or compensated sums, or Gaussian integers (doubled, int64 parts) in
-// 128 bits. Residues are real only: a complex choice never asks for them.
+// The complex counterpart: f.template operator()<Arith, Sum>() with complex_double_arithmetic and
+// plain or compensated sums, or gaussian_exact_arithmetic (doubled x, int64 parts) in 128 bits.
+// Residues are real only: a complex choice never asks for them.
 template <class F>
 decltype(auto) visit_complex_arithmetic(const arithmetic_choice& choice, F&& f) {
   return with_value<arithmetic::double_sums, arithmetic::compensated, arithmetic::exact128, arithmetic::residues>(
       choice.kind, [&]<arithmetic A>() -> decltype(auto) {
-        if constexpr (A == arithmetic::double_sums) {
-          return f.template operator()<complex_double, complex_sum<plain_sum>>();
-        } else if constexpr (A == arithmetic::compensated) {
-          return f.template operator()<complex_double, complex_sum<compensated_sum>>();
+        if constexpr (A == arithmetic::double_sums || A == arithmetic::compensated) {
+          return f.template operator()<complex_double_arithmetic, sum_of<complex_double_arithmetic, A, false>>();
         } else {
 #if SPARSEPERM_HAS_INT128
           if constexpr (A == arithmetic::exact128) {
-            return f.template operator()<complex_number<std::int64_t>, exact_complex_sum>();
+            return f.template operator()<gaussian_exact_arithmetic, exact_complex_sum>();
           }
 #endif
           throw engine_error(engine_error::kind::refused,
                              "complex matrices are exact in 128-bit Gaussian integers only (the dp engine goes on "
                              "beyond)");
-          return f.template operator()<complex_double, complex_sum<compensated_sum>>();
+          return f.template operator()<complex_double_arithmetic, complex_sum<compensated_sum>>();
         }
       });
 }

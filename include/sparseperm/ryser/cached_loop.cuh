@@ -62,7 +62,8 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   }
   static constexpr cached_options options =
       OnHost ? cached_options_on_host
-             : cached_options{.max_static_bits = static_bits_limit(), .registers_per_value = 2};
+             : cached_options{.max_static_bits = static_bits_limit(),
+                              .registers_per_value = detail::model_registers_per_value<typename base::value>()};
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
@@ -299,7 +300,7 @@ struct cached_agent {
 
   // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void runtime_step(int j, bool inclusion, bool odd) {
-    const value sign = inclusion ? value{1} : value{-1};
+    const plan_sign<Plan> sign = inclusion ? 1 : -1;
     static_dispatch<Plan::n - 1>(
         j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
     rebuild_all_levels(unhoisted(stride));

@@ -40,7 +40,8 @@ namespace sparseperm {
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
 struct hybrid_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
-  static constexpr register_partition partition = partition_rows(base::ordered_masks);
+  static constexpr register_partition partition = partition_rows(
+      base::ordered_masks, {.registers_per_value = detail::model_registers_per_value<typename base::value>()});
   static constexpr int k = partition.register_rows;         // rows [0, k) in registers
   static constexpr int c = partition.last_register_column;  // columns [0, c] touch register rows only
   static constexpr int global_rows = base::n - k;
@@ -57,12 +58,13 @@ namespace detail {
 // L_0..L_j only, so every factor above them is the expression the step before computed, and the
 // compiler reuses it: the step multiplies about r(j + 1) rows where a balanced tree over the k
 // register rows took k − 1 multiplications (the permanent ordering at work). Exact arithmetic keeps
-// one product (residues multiply in exact runs across the levels, residue_products.cuh).
+// one product (residues multiply in exact runs across the levels, residue_products.cuh); complex
+// doubles nest as doubles do.
 template <class Plan, int M = 0>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product hybrid_term(
     const typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::product cached) {
   constexpr int k = Plan::k;
-  if constexpr (!std::is_floating_point_v<typename Plan::product>) {
+  if constexpr (Plan::arithmetic::exact) {
     return register_product<Plan, 0, k>(reg) * cached;
   } else if constexpr (M == Plan::u) {
     return register_product<Plan, Plan::staircase.rows[M], k>(reg) * cached;
@@ -127,7 +129,7 @@ SPARSEPERM_HOST_DEVICE void hybrid_steps(std::uint64_t first, std::uint64_t end,
     detail::for_each_gray_block<Plan::u>(
         first, end, [&](bool odd_block) { detail::hybrid_static_block<Plan>(reg, cached, odd_block, acc); },
         [&](int j, bool inclusion, bool odd) {
-          const value sign = inclusion ? value{1} : value{-1};
+          const detail::plan_sign<Plan> sign = inclusion ? 1 : -1;
           detail::static_dispatch<n - 1>(
               j, [&](auto column) { detail::flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
           // One copy of the reload, after the dispatch, rather than one in every branch above c.

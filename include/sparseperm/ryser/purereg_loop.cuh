@@ -45,7 +45,8 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
   detail::load_start_registers<Plan>(x);
   const std::uint64_t included = gray(first - 1);
   detail::static_for<0, n - 1>([&](auto j) {
-    if ((included >> decltype(j)::value) & 1u) detail::flip_registers<Plan, decltype(j)::value>(x, value{1});
+    if ((included >> decltype(j)::value) & 1u)
+      detail::flip_registers<Plan, decltype(j)::value>(x, detail::plan_sign<Plan>{1});
   });
   detail::with_run_sums(sum, [&](auto& acc, auto flush) {
     detail::for_each_gray_block<Plan::u>(
@@ -56,7 +57,7 @@ SPARSEPERM_HOST_DEVICE void purereg_steps(std::uint64_t first, std::uint64_t end
           });
         },
         [&](int j, bool inclusion, bool odd) {
-          const value sign = inclusion ? value{1} : value{-1};
+          const detail::plan_sign<Plan> sign = inclusion ? 1 : -1;
           detail::static_dispatch<n - 1>(j, [&](auto column) {
             detail::flip_registers<Plan, decltype(column)::value>(x, sign);
             if constexpr (decltype(column)::value >= detail::purereg_run_bits) flush();

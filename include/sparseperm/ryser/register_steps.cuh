@@ -18,18 +18,22 @@ namespace sparseperm::detail {
 // a single fused multiply-add with the value as an operand, where separate inclusion and exclusion
 // code made the compiler select the signed constant at run time. A fold over the column's entries,
 // not a loop of lambdas: one instantiation per column keeps nvcc fast.
+//
+// The sign is a scalar (plan_sign): for complex values a multiplication of each part, not a complex one.
+template <class Plan>
+using plan_sign = part_type<typename Plan::value>;
+
 template <class Plan, int Begin, int K, int... E>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K],
-                                                                              [[maybe_unused]]
-                                                                              typename Plan::value sign,
+                                                                              [[maybe_unused]] plan_sign<Plan> sign,
                                                                               std::integer_sequence<int, E...>) {
   static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
-  ((x[plan_nonzero<Plan, Begin + E>::row] += sign * plan_nonzero<Plan, Begin + E>::value), ...);
+  ((x[plan_nonzero<Plan, Begin + E>::row] += sign * nonzero_value<Plan, Begin + E>()), ...);
 }
 
 template <class Plan, int J, int K>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K],
-                                                                         typename Plan::value sign) {
+                                                                         plan_sign<Plan> sign) {
   using column = plan_column<Plan, J>;
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
@@ -37,10 +41,20 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typenam
 // The Gray bits gpu-purereg and gpu-hybrid unroll (blocks of 2^bits steps): at most `allowed` (the
 // columns whose rows are all in registers), n − 1 and, forced ≥ 0, `forced`. Double: 2^6 steps.
 // Exact arithmetic's steps are several times longer (four registers a 128-bit product; K residues):
-// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner).
+// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner). Complex
+// doubles: 2^3 (gpu-hybrid at n = 40, p = 0.3: 2^6 left x in a 464-byte stack frame and ran 37× slower
+// than real values; at p = 0.5 so did 2^4, and 2^3 did not).
+
+// Registers a value of x costs in the register models (ordering.cuh): two for a double or an int64;
+// seven for a complex double, whose products hold more temporaries (ptxas at n = 40: with four,
+// gpu-cached at p = 0.5 and gpu-hybrid kept x in a stack frame; with seven neither did).
+template <class Value>
+constexpr int model_registers_per_value() {
+  return is_complex_number<Value> ? 7 : static_cast<int>(sizeof(Value) / 4);
+}
 template <class Arith>
 constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
-  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : 6;
+  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : is_complex_arithmetic<Arith> ? 3 : 6;
   if (forced >= 0 && forced < bits) bits = forced;
   if (allowed < bits) bits = allowed;
   if (n - 1 < bits) bits = n - 1;
@@ -52,7 +66,7 @@ constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
 template <class Plan, int Bits, int S, int K>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
   flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(
-      x, static_step_sign<Bits, S, typename Plan::value>(odd_block));
+      x, static_step_sign<Bits, S, plan_sign<Plan>>(odd_block));
 }
 
 // Steps 1..2^Bits − 1 of a static Gray block whose columns touch rows held in `x` only, fully
@@ -96,7 +110,7 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product regi
 template <class Plan, int K, int... I>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K],
                                                                                     std::integer_sequence<int, I...>) {
-  ((x[I] = plan_start<Plan, I>::value), ...);
+  ((x[I] = start_value<Plan, I>()), ...);
 }
 
 template <class Plan, int K>

@@ -10,6 +10,10 @@
 //   residue_arithmetic<K>  x doubled as above, in doubles; products and sums modulo the first K
 //                      primes of numeric/modular.cuh, joined on the host (the CRT): for integer
 //                      matrices beyond the 128-bit bound
+//   complex_double_arithmetic   complex matrices: both parts on the row's grid (sized by the row's
+//                      Σ (|re| + |im|)), complex products
+//   gaussian_exact_arithmetic   Gaussian-integer matrices: doubled x as int64 parts, products and
+//                      sums in 128-bit parts
 //
 //   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
 //                                 ascending degree) or permanent_order (Algorithm 3)
@@ -23,6 +27,7 @@
 #include "../core/config.cuh"
 #include "../matrix/column_masks.cuh"
 #include "../matrix/pattern.cuh"
+#include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/int128_bound.cuh"
 #include "../numeric/modular.cuh"
@@ -46,6 +51,22 @@ struct exact_arithmetic {
 };
 #endif
 
+struct complex_double_arithmetic {
+  using value = complex_double;
+  using product = complex_double;
+  static constexpr bool exact = false;
+  static constexpr const char* name = "complex double";
+};
+
+#if SPARSEPERM_HAS_INT128
+struct gaussian_exact_arithmetic {
+  using value = complex_number<std::int64_t>;
+  using product = complex_number<__int128>;
+  static constexpr bool exact = true;
+  static constexpr const char* name = "exact Gaussian integers in 128 bits";
+};
+#endif
+
 template <int K>
 struct residue_arithmetic {
   using value = double;  // doubled x: integers below 2^24
@@ -60,6 +81,8 @@ template <class Arith>
 inline constexpr bool is_residue_arithmetic = requires {
   Arith::primes;
 };
+template <class Arith>
+inline constexpr bool is_complex_arithmetic = is_complex_number<typename Arith::value>;
 }  // namespace detail
 
 template <int N, int NNZ, class Value>
@@ -85,7 +108,7 @@ struct row_grid_exponents {
 template <int N, int NNZ>
 constexpr row_grid_exponents<N> grid_exponents_of(const pattern_arrays<N, NNZ>& a) {
   double sums[N > 0 ? N : 1]{};
-  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += a.l1(k);  // Σ(|re| + |im|): a grid for both parts
   row_grid_exponents<N> g;
   for (int i = 0; i < N; ++i) {
     g.e[i] = detail::grid_exponent(sums[i]);
@@ -100,7 +123,16 @@ constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
   return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
 }
 
-// What the row grids change, and the magnitudes the error bound needs.
+// |â − a| / |a| for a complex value rounded part by part, bounded in constant evaluation (no hypot):
+// |â − a| ≤ |Δre| + |Δim| and |a| ≥ max(|re|, |im|).
+constexpr double complex_relative_change_bound(double re, double im, double rounded_re, double rounded_im) {
+  const auto abs = [](double v) { return v < 0 ? -v : v; };
+  const double larger = abs(re) > abs(im) ? abs(re) : abs(im);
+  return (abs(rounded_re - re) + abs(rounded_im - im)) / larger * detail::bound_margin;
+}
+
+// What the row grids change, and the magnitudes the error bound needs (for a complex matrix the
+// sums are of |re| + |im| ≥ |a|, and no row counts as nonnegative).
 template <int N, int NNZ>
 constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
   const row_grid_exponents<N> g = grid_exponents_of(a);
@@ -108,25 +140,56 @@ constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>
   bool negative[N > 0 ? N : 1]{};
   for (int k = 0; k < NNZ; ++k) {
     const int i = a.rows[k];
-    const double v = a.values[k];
-    const double change = detail::relative_change(v, grid_value(g, i, v));
+    const double v = a.values[k], w = a.imag[k];
+    const double change = a.complex ? complex_relative_change_bound(v, w, grid_value(g, i, v), grid_value(g, i, w))
+                                    : detail::relative_change(v, grid_value(g, i, v));
     if (change > rho[i]) rho[i] = change;
-    sums[i] += v < 0 ? -v : v;
-    negative[i] = negative[i] || v < 0;
+    sums[i] += a.l1(k);
+    negative[i] = negative[i] || v < 0 || a.complex;
   }
+  const double widen = a.complex ? detail::bound_margin : 1;  // as the run-time engines' complex sums
   detail::grid_rounding_builder b;
-  for (int i = 0; i < N; ++i) b.row(rho[i], sums[i], negative[i]);
+  for (int i = 0; i < N; ++i) b.row(rho[i], sums[i] * widen, negative[i]);
   for (int j = 0; j < N; ++j) {
     double sum = 0;
-    for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.values[k] < 0 ? -a.values[k] : a.values[k];
-    b.column(sum);
+    for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.l1(k);
+    b.column(sum * widen);
   }
   if (!g.representable) b.unrepresentable();
   return b.facts();
 }
 
-// The constants reordered (rows and columns) and converted to the arithmetic's values: doubled
-// integers for exact arithmetic, values on their row grids for double.
+// An entry in the arithmetic's values: doubled integers for exact arithmetic, the value on its
+// row's grid for floating point (each part, for complex values).
+template <class Arith, int N, int NNZ>
+constexpr typename Arith::value arithmetic_value(const pattern_arrays<N, NNZ>& a, const row_grid_exponents<N>& grid,
+                                                 int k) {
+  using value = typename Arith::value;
+  if constexpr (detail::is_complex_arithmetic<Arith>) {
+    using part = part_type<value>;
+    if constexpr (Arith::exact) {
+      return value{static_cast<part>(2 * a.values[k]), static_cast<part>(2 * a.imag[k])};
+    } else {
+      return value{grid_value(grid, a.rows[k], a.values[k]), grid_value(grid, a.rows[k], a.imag[k])};
+    }
+  } else {
+    return Arith::exact ? static_cast<value>(2 * a.values[k])
+                        : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
+  }
+}
+
+// |v| bounded: the modulus of a real value, |re| + |im| of a complex one.
+template <class Value>
+constexpr double magnitude_bound(const Value& v) {
+  if constexpr (is_complex_number<Value>) {
+    return static_cast<double>(l1_norm(v));
+  } else {
+    return static_cast<double>(v < 0 ? -v : v);
+  }
+}
+
+// The constants reordered (rows and columns) and converted to the arithmetic's values
+// (arithmetic_value).
 template <class Arith, int N, int NNZ>
 constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pattern_arrays<N, NNZ>& a,
                                                                         const matrix_order& order) {
@@ -143,8 +206,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
     // rows ascend in the new numbering too (insertion sort of this column's entries)
     for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
       const int row = row_position[a.rows[k]];
-      const value v = Arith::exact ? static_cast<value>(2 * a.values[k])
-                                   : static_cast<value>(grid_value(grid, a.rows[k], a.values[k]));
+      const value v = arithmetic_value<Arith>(a, grid, k);
       int slot = at++;
       for (; slot > r.start[position] && r.rows[slot - 1] > row; --slot) {
         r.rows[slot] = r.rows[slot - 1];
@@ -153,7 +215,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
       r.rows[slot] = row;
       r.values[slot] = v;
       r.x0[row] += position == N - 1 ? v / 2 : -v / 2;  // a(i, n−1) − Σ_j a(i, j)/2, in the arithmetic's scale
-      r.x_bound[row] += static_cast<double>(v < 0 ? -v : v) / 2;
+      r.x_bound[row] += magnitude_bound(v) / 2;
     }
   }
   r.start[N] = at;
@@ -196,18 +258,22 @@ constexpr double exception_free_product(const double* factors, int n) {
 
 }  // namespace detail
 
-// The step-0 term Π x_0, in the arithmetic's product type.
+// The step-0 term Π x_0, in the arithmetic's product type. Complex doubles: NaN, as a product
+// of complex parts may underflow where constant evaluation refuses it; complex_start_product
+// computes it at run time (start_term_of).
 template <class Arith, int N, int NNZ>
 constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
   if constexpr (std::is_same_v<typename Arith::product, double>) {
     return detail::exception_free_product(r.x0, N);
+  } else if constexpr (std::is_same_v<typename Arith::product, complex_double>) {
+    return complex_double{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
   } else {
     typename Arith::product p = 1;
     for (int i = 0; i < N; ++i) {
       if constexpr (detail::is_residue_arithmetic<Arith>) {
         p = p.times_constexpr(r.x0[i]);  // in integers: constant evaluation
       } else {
-        p *= r.x0[i];
+        p *= static_cast<typename Arith::product>(r.x0[i]);
       }
     }
     return p;
@@ -236,12 +302,30 @@ struct ryser_plan {
   static constexpr matrix_order order = Order::of(source.masks());
   static constexpr auto data = make_ryser_arrays<Arith>(source, order);
   static constexpr column_masks ordered_masks = reorder(source.masks(), order);
-  static constexpr product start_term = start_product<Arith>(data);
+  static constexpr product start_term = start_product<Arith>(data);  // read it with start_term_of
   static constexpr detail::grid_rounding_facts grid =
       Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
 };
 
-// Scalar views of a plan for device code.
+// Π x_0 in complex doubles at run time: n − 1 multiplications in a row, as a term counts them.
+inline complex_double complex_start_product(const complex_double* x0, int n) {
+  complex_double p{1, 0};
+  for (int i = 0; i < n; ++i) p = p * x0[i];
+  return p;
+}
+
+// A plan's step-0 term Π x_0 (host code).
+template <class Plan>
+typename Plan::product start_term_of() {
+  if constexpr (std::is_same_v<typename Plan::product, complex_double>) {
+    return complex_start_product(Plan::data.x0, Plan::n);
+  } else {
+    return Plan::start_term;
+  }
+}
+
+// Scalar views of a plan for device code (which may read constexpr scalars, not class objects:
+// complex values are read as their parts, through nonzero_value and start_value).
 template <class Plan, int J>
 struct plan_column {
   static constexpr int begin = Plan::data.start[J];
@@ -249,16 +333,57 @@ struct plan_column {
   static constexpr int top_row = end > begin ? Plan::data.rows[end - 1] : -1;  // rows ascend
 };
 
+template <class Value>
+struct value_parts {
+  static constexpr Value re(const Value& v) { return v; }
+};
+template <class T>
+struct value_parts<complex_number<T>> {
+  static constexpr T re(const complex_number<T>& v) { return v.re; }
+  static constexpr T im(const complex_number<T>& v) { return v.im; }
+};
+
 template <class Plan, int E>
 struct plan_nonzero {
   static constexpr int row = Plan::data.rows[E];
-  static constexpr typename Plan::value value = Plan::data.values[E];
+  using part = part_type<typename Plan::value>;
+  static constexpr part re = value_parts<typename Plan::value>::re(Plan::data.values[E]);
 };
 
 template <class Plan, int I>
 struct plan_start {
-  static constexpr typename Plan::value value = Plan::data.x0[I];
+  using part = part_type<typename Plan::value>;
+  static constexpr part re = value_parts<typename Plan::value>::re(Plan::data.x0[I]);
 };
+
+template <class Plan, int E>
+struct plan_nonzero_imag {
+  static constexpr part_type<typename Plan::value> im = value_parts<typename Plan::value>::im(Plan::data.values[E]);
+};
+
+template <class Plan, int I>
+struct plan_start_imag {
+  static constexpr part_type<typename Plan::value> im = value_parts<typename Plan::value>::im(Plan::data.x0[I]);
+};
+
+// Nonzero E of a plan (in its order), and x_0[I], as values of its arithmetic.
+template <class Plan, int E>
+SPARSEPERM_HOST_DEVICE constexpr typename Plan::value nonzero_value() {
+  if constexpr (is_complex_number<typename Plan::value>) {
+    return {plan_nonzero<Plan, E>::re, plan_nonzero_imag<Plan, E>::im};
+  } else {
+    return plan_nonzero<Plan, E>::re;
+  }
+}
+
+template <class Plan, int I>
+SPARSEPERM_HOST_DEVICE constexpr typename Plan::value start_value() {
+  if constexpr (is_complex_number<typename Plan::value>) {
+    return {plan_start<Plan, I>::re, plan_start_imag<Plan, I>::im};
+  } else {
+    return plan_start<Plan, I>::re;
+  }
+}
 
 // For integer matrices: do 128-bit integers hold every value of an exact run? (int128_bound.cuh)
 template <CompileTimeMatrix M>
@@ -266,8 +391,8 @@ constexpr bool fits_exact_arithmetic() {
 #if SPARSEPERM_HAS_INT128
   constexpr const auto& a = constants_of<M>;
   if (!a.integer_values()) return false;
-  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
-  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
+  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};  // Gaussian integers: |re| + |im| bounds both parts
+  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.l1(k);
   return detail::int128_bound_holds(row_sums, M::pattern::n, M::pattern::n - 1);
 #else
   return false;
@@ -299,18 +424,27 @@ constexpr double permanent_bound_bits_of() {
 template <CompileTimeMatrix M>
 constexpr bool fits_residue_arithmetic() {
   constexpr const auto& a = constants_of<M>;
-  if (!a.integer_values()) return false;
+  if (!a.integer_values() || a.complex) return false;  // residues are real
   double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
   for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
   return detail::residues_hold(row_sums, M::pattern::n, permanent_bound_bits_of<M>());
 }
 
-// Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise.
+// Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise; the
+// complex counterparts for a complex matrix.
 template <CompileTimeMatrix M>
+using floating_arithmetic_of = std::conditional_t<is_complex_matrix<M>, complex_double_arithmetic, double_arithmetic>;
+
 #if SPARSEPERM_HAS_INT128
-using automatic_arithmetic = std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, double_arithmetic>;
+template <CompileTimeMatrix M>
+using integer_arithmetic_of = std::conditional_t<is_complex_matrix<M>, gaussian_exact_arithmetic, exact_arithmetic>;
+
+template <CompileTimeMatrix M>
+using automatic_arithmetic =
+    std::conditional_t<fits_exact_arithmetic<M>(), integer_arithmetic_of<M>, floating_arithmetic_of<M>>;
 #else
-using automatic_arithmetic = double_arithmetic;
+template <CompileTimeMatrix M>
+using automatic_arithmetic = floating_arithmetic_of<M>;
 #endif
 
 // What --precision exact runs in a generated engine: residues modulo enough primes where they hold
@@ -320,12 +454,23 @@ using automatic_arithmetic = double_arithmetic;
 template <CompileTimeMatrix M>
 using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permanent_bound_bits_of<M>())>;
 
+namespace detail {
+// (if constexpr, not std::conditional_t: modular_arithmetic_of's bound is computed only where residues hold)
 template <CompileTimeMatrix M>
+constexpr auto exact_arithmetic_choice() {
+  if constexpr (fits_residue_arithmetic<M>()) {
+    return std::type_identity<modular_arithmetic_of<M>>{};
 #if SPARSEPERM_HAS_INT128
-using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>,
-                                               std::conditional_t<fits_exact_arithmetic<M>(), exact_arithmetic, void>>;
-#else
-using exact_arithmetic_of = std::conditional_t<fits_residue_arithmetic<M>(), modular_arithmetic_of<M>, void>;
+  } else if constexpr (fits_exact_arithmetic<M>()) {
+    return std::type_identity<integer_arithmetic_of<M>>{};
 #endif
+  } else {
+    return std::type_identity<void>{};
+  }
+}
+}  // namespace detail
+
+template <CompileTimeMatrix M>
+using exact_arithmetic_of = typename decltype(detail::exact_arithmetic_choice<M>())::type;
 
 }  // namespace sparseperm

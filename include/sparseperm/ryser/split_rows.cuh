@@ -29,20 +29,19 @@ SPARSEPERM_HOST_DEVICE inline std::uint64_t unhoisted(std::uint64_t stride) {
 template <class Plan, int E>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(
     typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
-    [[maybe_unused]] std::uint64_t stride, typename Plan::value sign) {
+    [[maybe_unused]] std::uint64_t stride, plan_sign<Plan> sign) {
   using nz = plan_nonzero<Plan, E>;
   if constexpr (nz::row < Plan::k) {
-    reg[nz::row] += sign * nz::value;
+    reg[nz::row] += sign * nonzero_value<Plan, E>();
   } else {
-    gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride] += sign * nz::value;
+    gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride] += sign * nonzero_value<Plan, E>();
   }
 }
 
 template <class Plan, int Begin, int... E>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(
     typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
-    [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] typename Plan::value sign,
-    std::integer_sequence<int, E...>) {
+    [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] plan_sign<Plan> sign, std::integer_sequence<int, E...>) {
   (flip_split_entry<Plan, Begin + E>(reg, gx, stride, sign), ...);
 }
 
@@ -50,7 +49,7 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(
 template <class Plan, int J>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(
     typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::value* gx, std::uint64_t stride,
-    typename Plan::value sign) {
+    plan_sign<Plan> sign) {
   using column = plan_column<Plan, J>;
   if constexpr (column::top_row >= Plan::k) stride = unhoisted(stride);
   flip_split_impl<Plan, column::begin>(reg, gx, stride, sign,
@@ -90,7 +89,7 @@ template <class Plan, int K, int... I>
 SPARSEPERM_HOST_DEVICE inline void store_start_globals([[maybe_unused]] typename Plan::value* gx,
                                                        [[maybe_unused]] std::uint64_t stride,
                                                        std::integer_sequence<int, I...>) {
-  ((gx[static_cast<std::uint64_t>(I) * stride] = plan_start<Plan, K + I>::value), ...);
+  ((gx[static_cast<std::uint64_t>(I) * stride] = start_value<Plan, K + I>()), ...);
 }
 
 // x_{first−1}: x_0 with the columns of gray(first − 1) added, split into `reg` and the global rows.
@@ -103,7 +102,7 @@ SPARSEPERM_HOST_DEVICE inline void start_split_state(typename Plan::value (&reg)
   const std::uint64_t included = gray(first - 1);
   static_for<0, Plan::n - 1>([&](auto j) {
     if ((included >> decltype(j)::value) & 1u)
-      flip_split<Plan, decltype(j)::value>(reg, gx, stride, typename Plan::value{1});
+      flip_split<Plan, decltype(j)::value>(reg, gx, stride, plan_sign<Plan>{1});
   });
 }
 

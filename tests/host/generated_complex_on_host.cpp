@@ -1,0 +1,86 @@
+// Complex matrix types through the generated engines' loops on the host: gpu-purereg (one switch a
+// step, and static blocks of 4 steps), gpu-hybrid and gpu-cached (its cost model's layout, chunks of 2 and 1024
+// steps, and a forced b = 1 with every row in global memory) as GPU threads run them, and cpu-cached
+// as the library runs it. Gaussian integers exact (128-bit Gaussian integers) and equal to a
+// big-integer subset DP; complex doubles, and the Gaussian integers in complex doubles, within their
+// bounds of the exact Gaussian-rational permanent. One of the four parts (SPARSEPERM_COMPLEX_PART) of the 112
+// complex matrices make_random_matrices writes.
+#include <doctest/doctest.h>
+
+#include <sparseperm/engines/cpu_cached.cuh>
+#include <sparseperm/module/codegen.cuh>
+
+#include "generated_loops.hpp"
+
+#include "../complex_reference.hpp"
+
+#define SPARSEPERM_STRINGIFY2(x) #x
+#define SPARSEPERM_STRINGIFY(x)  SPARSEPERM_STRINGIFY2(x)
+#define SPARSEPERM_CONCAT2(a, b) a##b
+#define SPARSEPERM_CONCAT(a, b)  SPARSEPERM_CONCAT2(a, b)
+#include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_complex_matrices_, SPARSEPERM_COMPLEX_PART).cuh)
+
+namespace sp = sparseperm;
+using namespace test_generated;
+using namespace test_complex;
+
+namespace {
+
+struct tally {
+  int matrices = 0, exact = 0, bounded = 0;
+};
+
+// Every loop of one arithmetic, each result through `check`.
+template <class M, class Arith, class Check>
+void run_loops(const Check& check) {
+  check(run_purereg<sp::purereg_plan<M, Arith>>(8));
+  check(run_purereg<sp::purereg_plan<M, Arith, 2>>(8));
+  check(run_hybrid<sp::hybrid_plan<M, Arith>>(8));
+  check(run_cached<sp::cached_plan<M, Arith>>(8, 2));
+  check(run_cached<sp::cached_plan<M, Arith>>(8, 1024));
+  check(run_cached<sp::cached_plan<M, Arith, 1, 0>>(8, 1024));
+}
+
+template <class M>
+void check_matrix(tally& t) {
+  static_assert(sp::is_complex_matrix<M>, "make_random_matrices writes complex matrices");
+  constexpr int n = M::pattern::n;
+  const sp::sparse_matrix m = sp::to_sparse_matrix<M>();
+  REQUIRE(m.is_complex());
+  const bool integers = m.has_integer_values();
+  const int bits = integers ? 0 : value_bits;
+  const gaussian exact = exact_scaled_permanent(m, std::ldexp(1.0, bits));
+  INFO(std::string(M::name) << ": n = " << n << ", " << m.nnz() << " nonzeros, "
+                            << (integers ? "Gaussian integers" : "dyadic"));
+  ++t.matrices;
+  const auto bounded = [&](const sp::permanent_result& r) {
+    CHECK_FALSE(r.exact);
+    check_contains(r, exact, n, bits);
+    ++t.bounded;
+  };
+  if constexpr (sp::constants_of<M>.integer_values()) {
+    using gaussian_plan_arith = sp::automatic_arithmetic<M>;
+    static_assert(std::is_same_v<gaussian_plan_arith, sp::gaussian_exact_arithmetic>,
+                  "small Gaussian integers are exact in 128 bits");
+    run_loops<M, gaussian_plan_arith>([&](const sp::permanent_result& r) {
+      check_exact(r, exact);
+      ++t.exact;
+    });
+    check_exact(sp::permanent_cpu_cached<M>({.threads = 2}), exact);
+    check_exact(sp::permanent_cpu_cached<M, sp::precision::exact>({.threads = 2}), exact);
+  }
+  run_loops<M, sp::complex_double_arithmetic>(bounded);
+  bounded(sp::permanent_cpu_cached<M, sp::precision::compensated>({.threads = 2}));
+  bounded(sp::permanent_cpu_cached<M, sp::precision::double_sums>({.threads = 1}));
+}
+
+}  // namespace
+
+TEST_CASE("complex matrix types: the generated loops exact for Gaussian integers and bounded for complex doubles") {
+  tally t;
+  SPARSEPERM_CONCAT(for_each_complex_matrix_, SPARSEPERM_COMPLEX_PART)([&]<class M>() { check_matrix<M>(t); });
+  MESSAGE("complex matrices: " << t.matrices << ", exact loop results: " << t.exact << ", bounded: " << t.bounded);
+  CHECK(t.matrices == 28);
+  CHECK(t.exact == 6 * 14);
+  CHECK(t.bounded == 8 * 28);
+}
