@@ -54,8 +54,7 @@ permanent_result permanent(const gpu_options& options = {}) {
     static_assert(n <= max_ryser_n, "sparseperm::permanent<M>: the generated Ryser engines need n <= 64");
     set_exact_value(result, 1, "the 0 x 0 matrix: permanent 1 by convention");
   } else if constexpr (structural_rank(constants_of<M>.masks()) < n) {
-    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
-    if constexpr (is_complex_matrix<M>) set_imaginary_part(result, 0, "0");
+    set_compile_time_singular(result, is_complex_matrix<M>);
   } else {
     // The same definition as a kernel module's (module/kernel_module.cuh): plan, accumulator, plan line.
     using definition = detail::device_module<Engine, M, P>;

@@ -14,11 +14,7 @@
 
 #include "../complex_reference.hpp"
 
-#define SPARSEPERM_STRINGIFY2(x) #x
-#define SPARSEPERM_STRINGIFY(x)  SPARSEPERM_STRINGIFY2(x)
-#define SPARSEPERM_CONCAT2(a, b) a##b
-#define SPARSEPERM_CONCAT(a, b)  SPARSEPERM_CONCAT2(a, b)
-#include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_complex_matrices_, SPARSEPERM_COMPLEX_PART).cuh)
+#include "../generated/random_matrices.hpp"
 
 namespace sp = sparseperm;
 using namespace test_complex;
@@ -69,7 +65,7 @@ struct check_matrix {
 
 TEST_CASE("gpu-purereg, gpu-hybrid and gpu-cached on complex matrix types: exact and bounded") {
   tally t;
-  SPARSEPERM_CONCAT(for_each_complex_matrix_, SPARSEPERM_COMPLEX_PART)(check_matrix{t});
+  FOR_EACH_COMPLEX_MATRIX(check_matrix{t});
   std::printf("complex part %d: %d matrices, %d exact results equal, %d error bounds checked\n",
               SPARSEPERM_COMPLEX_PART, t.matrices, t.exact, t.bounded);
   CHECK(t.matrices == 28);

@@ -14,11 +14,7 @@
 
 #include "../complex_reference.hpp"
 
-#define SPARSEPERM_STRINGIFY2(x) #x
-#define SPARSEPERM_STRINGIFY(x)  SPARSEPERM_STRINGIFY2(x)
-#define SPARSEPERM_CONCAT2(a, b) a##b
-#define SPARSEPERM_CONCAT(a, b)  SPARSEPERM_CONCAT2(a, b)
-#include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_complex_matrices_, SPARSEPERM_COMPLEX_PART).cuh)
+#include "../generated/random_matrices.hpp"
 
 namespace sp = sparseperm;
 using namespace test_generated;
@@ -78,7 +74,7 @@ void check_matrix(tally& t) {
 
 TEST_CASE("complex matrix types: the generated loops exact for Gaussian integers and bounded for complex doubles") {
   tally t;
-  SPARSEPERM_CONCAT(for_each_complex_matrix_, SPARSEPERM_COMPLEX_PART)([&]<class M>() { check_matrix<M>(t); });
+  FOR_EACH_COMPLEX_MATRIX([&]<class M>() { check_matrix<M>(t); });
   MESSAGE("complex matrices: " << t.matrices << ", exact loop results: " << t.exact << ", bounded: " << t.bounded);
   CHECK(t.matrices == 28);
   CHECK(t.exact == 6 * 14);

@@ -74,8 +74,7 @@ inline permanent_result run_module(const std::string& image, const std::string& 
   result.n = info.n;
   result.nnz = info.nnz;
   if (info.singular) {
-    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
-    if (info.complex) set_imaginary_part(result, 0, "0");
+    set_compile_time_singular(result, info.complex != 0);
     return result;
   }
   const void* function = reinterpret_cast<const void*>(kernel);

@@ -57,8 +57,7 @@ permanent_result run_host_module_loop(const module_info& info, const std::string
     result.engine = std::string(module_engine(info));
     result.n = info.n;
     result.nnz = info.nnz;
-    set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
-    if (info.complex) set_imaginary_part(result, 0, "0");
+    set_compile_time_singular(result, info.complex != 0);
     return result;
   }
   return run_host_chunks<Sum>(module_engine(info), info.n, info.nnz, module_start_term<Arith>(info), steps, options,

@@ -89,6 +89,12 @@ constexpr void split_halves(__int128 v, std::int64_t& high, std::uint64_t& low) 
 inline __int128 exact_start_term(const module_info& info) { return joined_halves(info.start_high, info.start_low); }
 #endif
 
+// The exact 0 of a pattern found singular at compile time (a complex 0 for a complex matrix).
+inline void set_compile_time_singular(permanent_result& result, bool complex) {
+  set_exact_value(result, 0, "structurally singular (no perfect matching, found at compile time)");
+  if (complex) set_imaginary_part(result, 0, "0");
+}
+
 // The Gray loop: static blocks of 2^static_bits steps, or one switch a step.
 inline std::string gray_loop_text(int static_bits) {
   return static_bits > 0 ? "Gray blocks of 2^" + std::to_string(static_bits) + " steps unrolled at compile time"

@@ -123,14 +123,6 @@ constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
   return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
 }
 
-// |â − a| / |a| for a complex value rounded part by part, bounded in constant evaluation (no hypot):
-// |â − a| ≤ |Δre| + |Δim| and |a| ≥ max(|re|, |im|).
-constexpr double complex_relative_change_bound(double re, double im, double rounded_re, double rounded_im) {
-  const auto abs = [](double v) { return v < 0 ? -v : v; };
-  const double larger = abs(re) > abs(im) ? abs(re) : abs(im);
-  return (abs(rounded_re - re) + abs(rounded_im - im)) / larger * detail::bound_margin;
-}
-
 // What the row grids change, and the magnitudes the error bound needs (for a complex matrix the
 // sums are of |re| + |im| ≥ |a|, and no row counts as nonnegative).
 template <int N, int NNZ>
@@ -141,8 +133,9 @@ constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>
   for (int k = 0; k < NNZ; ++k) {
     const int i = a.rows[k];
     const double v = a.values[k], w = a.imag[k];
-    const double change = a.complex ? complex_relative_change_bound(v, w, grid_value(g, i, v), grid_value(g, i, w))
-                                    : detail::relative_change(v, grid_value(g, i, v));
+    const double change = a.complex
+                              ? detail::relative_change_complex_bound(v, w, grid_value(g, i, v), grid_value(g, i, w))
+                              : detail::relative_change(v, grid_value(g, i, v));
     if (change > rho[i]) rho[i] = change;
     sums[i] += a.l1(k);
     negative[i] = negative[i] || v < 0 || a.complex;
