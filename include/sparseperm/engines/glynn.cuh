@@ -321,6 +321,7 @@ Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::u
 template <class P>
 struct big_sum {
   P sum{};
+  big_sum() {}  // user-provided, host only (see big_integer)
   void add_signed(const P& term, bool negative) {
     if (negative) {
       sum -= term;
