@@ -180,79 +180,137 @@ inline double glynn_exact_bits(const glynn_setup& g) {
   return bits;
 }
 
-// The run in one arithmetic: V the column sums' type, P the products', Sum the accumulator.
+// What one task of the Gray walk reads, as plain arrays (host vectors or device buffers): the
+// classes, their values u (K × L), the binomials C(f_k, m) (row k at k·stride), and the digits: the
+// first `split` of `digits` fix a task, the `walked` ones move in the reflected Gray code.
+template <class V, class P>
+struct glynn_tables {
+  int K = 0, L = 0;
+  const int* free = nullptr;          // f_k
+  const int* row_count = nullptr;     // r_k
+  const int* column_count = nullptr;  // c_l
+  const V* u = nullptr;
+  const P* binomial = nullptr;
+  int binomial_stride = 0;
+  const int* digits = nullptr;  // the split digits, most values first
+  int split = 0;
+  const int* walked = nullptr;
+  int walked_count = 0;
+};
+
+// Task `index`: its split digits fixed, the walked ones through all their values; the terms into
+// `local`. m, direction (K each) and v (L) are the caller's scratch.
+#if defined(__CUDACC__)
+#  pragma nv_exec_check_disable  // instantiated with big integers too, on the host only
+#endif
+template <class V, class P, class Sum>
+SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t index, int* m, int* direction, V* v,
+                                       Sum& local) {
+  for (int k = 0; k < t.K; ++k) m[k] = 0, direction[k] = 1;
+  for (int d = 0; d < t.split; ++d) {
+    const int k = t.digits[d];
+    m[k] = static_cast<int>(index % (t.free[k] + 1));
+    index /= t.free[k] + 1;
+  }
+  for (int l = 0; l < t.L; ++l) v[l] = V{};
+  bool negative = false;
+  for (int k = 0; k < t.K; ++k) {
+    const V s = V(static_cast<long long>(t.row_count[k] - 2 * m[k]));
+    for (int l = 0; l < t.L; ++l) v[l] += s * t.u[static_cast<std::size_t>(k) * t.L + l];
+    negative = negative != ((m[k] & 1) != 0);
+  }
+  for (;;) {
+    P term = P(1LL);
+    for (int k = 0; k < t.K; ++k) {
+      if (t.free[k] > 0) term = term * t.binomial[static_cast<std::size_t>(k) * t.binomial_stride + m[k]];
+    }
+    for (int l = 0; l < t.L; ++l) {
+      const P factor = P(v[l]);
+      for (int c = 0; c < t.column_count[l]; ++c) term = term * factor;
+    }
+    local.add_signed(term, negative);
+    // the next m: the first walked digit that can move in its direction moves
+    int w = 0;
+    for (; w < t.walked_count; ++w) {
+      const int k = t.walked[w];
+      const int next = m[k] + direction[k];
+      if (next >= 0 && next <= t.free[k]) break;
+      direction[k] = -direction[k];
+    }
+    if (w == t.walked_count) break;
+    const int k = t.walked[w];
+    m[k] += direction[k];
+    const V twice = V(direction[k] > 0 ? -2LL : 2LL);  // s_k = r_k − 2 m_k
+    for (int l = 0; l < t.L; ++l) v[l] += twice * t.u[static_cast<std::size_t>(k) * t.L + l];
+    negative = !negative;
+  }
+}
+
+// The tables' host storage for a setup: binomials in P (Pascal's triangle: exact in integers; in
+// doubles each entry is off by at most f additions' rounding, counted by the bound), the digits with
+// f_k > 0 sorted by values, the first ones split into at least `wanted_tasks` tasks.
+template <class V, class P>
+struct glynn_plan {
+  std::vector<P> binomial;
+  int binomial_stride = 1;
+  std::vector<int> digits, walked;
+  int split = 0;
+  std::int64_t tasks = 1;
+  std::uint64_t walk_terms = 1;  // terms of one task
+
+  glynn_plan(const glynn_setup& g, std::int64_t wanted_tasks) {
+    const int K = g.rows;
+    for (int k = 0; k < K; ++k) binomial_stride = std::max(binomial_stride, g.free[k] + 1);
+    binomial.assign(static_cast<std::size_t>(K) * binomial_stride, P(0LL));
+    for (int k = 0; k < K; ++k) {
+      std::vector<P> row{P(1LL)};
+      for (int f = 1; f <= g.free[k]; ++f) {
+        std::vector<P> next(static_cast<std::size_t>(f) + 1, P(1LL));
+        for (int m = 1; m < f; ++m) next[m] = row[m - 1] + row[m];
+        row = std::move(next);
+      }
+      for (std::size_t m = 0; m < row.size(); ++m) binomial[static_cast<std::size_t>(k) * binomial_stride + m] = row[m];
+    }
+    for (int k = 0; k < K; ++k) {
+      if (g.free[k] > 0) digits.push_back(k);
+    }
+    std::sort(digits.begin(), digits.end(), [&](int x, int y) { return g.free[x] > g.free[y]; });
+    while (static_cast<std::size_t>(split) < digits.size() && tasks < wanted_tasks)
+      tasks *= g.free[digits[split++]] + 1;
+    walked.assign(digits.begin() + split, digits.end());
+    for (const int k : walked) walk_terms *= static_cast<std::uint64_t>(g.free[k] + 1);
+  }
+
+  // The tables over this plan's storage, `u` and the setup's counts (all on the host).
+  glynn_tables<V, P> tables(const glynn_setup& g, const V* u) const {
+    return {g.rows,
+            g.columns,
+            g.free.data(),
+            g.row_count.data(),
+            g.column_count.data(),
+            u,
+            binomial.data(),
+            binomial_stride,
+            digits.data(),
+            split,
+            walked.data(),
+            static_cast<int>(walked.size())};
+  }
+};
+
+// The run in one arithmetic on OpenMP threads: V the column sums' type, P the products', Sum the
+// accumulator; longest_chain: the most additions into one accumulator.
 template <class V, class P, class Sum>
 Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::uint64_t& longest_chain) {
-  const int K = g.rows, L = g.columns;
-  // C(f, m) in P: Pascal's triangle (exact in integers; in doubles each entry is off by at most
-  // f additions' rounding, counted by the bound)
-  std::vector<std::vector<P>> binomial(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) {
-    std::vector<P> row{P(1LL)};
-    for (int f = 1; f <= g.free[k]; ++f) {
-      std::vector<P> next(static_cast<std::size_t>(f) + 1, P(1LL));
-      for (int m = 1; m < f; ++m) next[m] = row[m - 1] + row[m];
-      row = std::move(next);
-    }
-    binomial[k] = std::move(row);
-  }
-  // digits with f_k > 0; the first ones (most values) are split into tasks, the rest walk the code
-  std::vector<int> digits;
-  for (int k = 0; k < K; ++k) {
-    if (g.free[k] > 0) digits.push_back(k);
-  }
-  std::sort(digits.begin(), digits.end(), [&](int x, int y) { return g.free[x] > g.free[y]; });
-  std::size_t split = 0;
-  long long tasks = 1;
-  const long long wanted = 16LL * std::max(threads, 1);
-  while (split < digits.size() && tasks < wanted) tasks *= g.free[digits[split++]] + 1;
-  const std::vector<int> walked(digits.begin() + static_cast<std::ptrdiff_t>(split), digits.end());
-  long long walk_terms = 1;
-  for (const int k : walked) walk_terms *= g.free[k] + 1;
-  longest_chain = static_cast<std::uint64_t>(walk_terms) + static_cast<std::uint64_t>(tasks);
-
-  std::vector<Sum> partial(static_cast<std::size_t>(tasks));
-  parallel_for<schedule::dynamic_one>(tasks, threads, [&](const std::int64_t index) {
-    std::int64_t task = index;
-    std::vector<int> m(static_cast<std::size_t>(K), 0), direction(static_cast<std::size_t>(K), 1);
-    for (std::size_t d = 0; d < split; ++d) {
-      const int k = digits[d];
-      m[k] = static_cast<int>(task % (g.free[k] + 1));
-      task /= g.free[k] + 1;
-    }
-    std::vector<V> v(static_cast<std::size_t>(L), V{});
-    bool negative = false;
-    for (int k = 0; k < K; ++k) {
-      const V s = V(static_cast<long long>(g.row_count[k] - 2 * m[k]));
-      for (int l = 0; l < L; ++l) v[l] += s * u[static_cast<std::size_t>(k) * L + l];
-      negative = negative != ((m[k] & 1) != 0);
-    }
+  const glynn_plan<V, P> plan(g, 16LL * std::max(threads, 1));
+  const glynn_tables<V, P> tables = plan.tables(g, u.data());
+  longest_chain = plan.walk_terms + static_cast<std::uint64_t>(plan.tasks);
+  std::vector<Sum> partial(static_cast<std::size_t>(plan.tasks));
+  parallel_for<schedule::dynamic_one>(plan.tasks, threads, [&](const std::int64_t index) {
+    std::vector<int> m(static_cast<std::size_t>(g.rows)), direction(static_cast<std::size_t>(g.rows));
+    std::vector<V> v(static_cast<std::size_t>(g.columns));
     Sum local;
-    for (;;) {
-      P term = P(1LL);
-      for (int k = 0; k < K; ++k) {
-        if (g.free[k] > 0) term = term * binomial[k][m[k]];
-      }
-      for (int l = 0; l < L; ++l) {
-        const P factor = P(v[l]);
-        for (int c = 0; c < g.column_count[l]; ++c) term = term * factor;
-      }
-      local.add_signed(term, negative);
-      // the next m: the first walked digit that can move in its direction moves
-      std::size_t w = 0;
-      for (; w < walked.size(); ++w) {
-        const int k = walked[w];
-        const int next = m[k] + direction[k];
-        if (next >= 0 && next <= g.free[k]) break;
-        direction[k] = -direction[k];
-      }
-      if (w == walked.size()) break;
-      const int k = walked[w];
-      m[k] += direction[k];
-      const V twice = V(direction[k] > 0 ? -2LL : 2LL);  // s_k = r_k − 2 m_k
-      for (int l = 0; l < L; ++l) v[l] += twice * u[static_cast<std::size_t>(k) * L + l];
-      negative = !negative;
-    }
+    glynn_task(tables, index, m.data(), direction.data(), v.data(), local);
     partial[static_cast<std::size_t>(index)] = local;
   });
   Sum total;
@@ -263,6 +321,7 @@ Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::u
 template <class P>
 struct big_sum {
   P sum{};
+  big_sum() {}  // user-provided, host only (see big_integer)
   void add_signed(const P& term, bool negative) {
     if (negative) {
       sum -= term;
@@ -320,11 +379,26 @@ struct glynn {
 
 }  // namespace engines
 
-inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compute_options& options = {}) {
+namespace detail {
+
+// Sums a run on OpenMP threads (glynn_sum).
+struct glynn_on_host {
+  template <class V, class P, class Sum>
+  Sum operator()(const glynn_setup& g, const std::vector<V>& u, int threads, std::uint64_t& longest_chain) const {
+    return glynn_sum<V, P, Sum>(g, u, threads, longest_chain);
+  }
+};
+
+// Glynn's formula for `matrix` as engine `engine`, its sums by `summer` (glynn_on_host, or
+// gpu_glynn's kernels): the classes, the arithmetic, the grids and the bound are the same wherever
+// the terms are summed.
+template <class Summer>
+permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& options, std::string_view engine,
+                           const Summer& summer) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
   permanent_result result;
-  result.engine = engines::glynn::name;
+  result.engine = std::string(engine);
   result.n = n;
   result.nnz = matrix.nnz();
   result.threads = detail::engine_threads(options.threads);
@@ -334,7 +408,7 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
   }
   const detail::glynn_setup g = detail::glynn_setup_of(matrix);
   if (g.terms > detail::glynn_max_terms) {
-    throw engine_error(engine_error::kind::too_large, "engine 'glynn': 2^" +
+    throw engine_error(engine_error::kind::too_large, "engine '" + std::string(engine) + "': 2^" +
                                                           std::to_string(static_cast<int>(std::log2(g.terms))) +
                                                           " terms (its rows repeat too little)");
   }
@@ -347,14 +421,16 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
   if (options.precision == precision::exact && !integer) {
     throw engine_error(engine_error::kind::refused,
                        "--precision exact needs an integer matrix (Gaussian integers for a complex one), and this one "
-                       "has non-integer values (engine 'glynn')");
+                       "has non-integer values (engine '" +
+                           std::string(engine) + "')");
   }
   if (exact) {
     const bool wide = detail::glynn_exact_bits(g) < 125;
     auto finish = [&](auto re, auto im) {  // Σ / 2^(N−1), exactly
       detail::big_integer r(re), i(im);
       if (!r.divide_exactly_by_power_of_two(n - 1) || !i.divide_exactly_by_power_of_two(n - 1)) {
-        throw engine_error(engine_error::kind::failed, "engine 'glynn': the exact sum is not divisible by 2^(n-1)");
+        throw engine_error(engine_error::kind::failed,
+                           "engine '" + std::string(engine) + "': the exact sum is not divisible by 2^(n-1)");
       }
       result.exact = true;
       result.permanent = r.to_decimal();
@@ -367,9 +443,8 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
         u[c] = {static_cast<std::int64_t>(g.re[c]), static_cast<std::int64_t>(g.im[c])};
 #if SPARSEPERM_HAS_INT128
       if (wide) {
-        const auto s =
-            detail::glynn_sum<complex_number<std::int64_t>, complex_number<detail::int128>, detail::exact_complex_sum>(
-                g, u, result.threads, chain);
+        const auto s = summer.template operator()<complex_number<std::int64_t>, complex_number<detail::int128>,
+                                                  detail::exact_complex_sum>(g, u, result.threads, chain);
         finish(s.sum.re, s.sum.im);
         arithmetic = "exact 128-bit Gaussian integers";
       } else
@@ -380,7 +455,7 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
         for (std::size_t c = 0; c < cells; ++c)
           wide_u[c] = big(detail::big_integer(static_cast<long long>(g.re[c])),
                           detail::big_integer(static_cast<long long>(g.im[c])));
-        const auto s = detail::glynn_sum<big, big, detail::big_sum<big>>(g, wide_u, result.threads, chain);
+        const auto s = summer.template operator()<big, big, detail::big_sum<big>>(g, wide_u, result.threads, chain);
         finish(s.sum.re, s.sum.im);
         arithmetic = "exact big Gaussian integers";
       }
@@ -389,7 +464,8 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
       if (wide) {
         std::vector<std::int64_t> u(cells);
         for (std::size_t c = 0; c < cells; ++c) u[c] = static_cast<std::int64_t>(g.re[c]);
-        const auto s = detail::glynn_sum<std::int64_t, detail::int128, detail::exact_sum>(g, u, result.threads, chain);
+        const auto s =
+            summer.template operator()<std::int64_t, detail::int128, detail::exact_sum>(g, u, result.threads, chain);
         finish(s.sum, detail::int128{0});
         arithmetic = "exact 128-bit integers";
       } else
@@ -398,7 +474,7 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
         std::vector<detail::big_integer> u(cells);
         for (std::size_t c = 0; c < cells; ++c) u[c] = detail::big_integer(static_cast<long long>(g.re[c]));
         const auto s =
-            detail::glynn_sum<detail::big_integer, detail::big_integer, detail::big_sum<detail::big_integer>>(
+            summer.template operator()<detail::big_integer, detail::big_integer, detail::big_sum<detail::big_integer>>(
                 g, u, result.threads, chain);
         finish(s.sum, detail::big_integer(0ll));
         arithmetic = "exact big integers";
@@ -407,8 +483,9 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
   } else {
     const detail::glynn_grid grid = detail::glynn_grid_of(g);
     if (!grid.why.empty()) {
-      throw engine_error(engine_error::kind::refused, "engine 'glynn' cannot certify a result for this matrix (" +
-                                                          grid.why + "); dp and reference can");
+      throw engine_error(engine_error::kind::refused, "engine '" + std::string(engine) +
+                                                          "' cannot certify a result for this matrix (" + grid.why +
+                                                          "); dp and reference can");
     }
     const std::vector<double>& rounded_re = grid.re;
     const std::vector<double>& rounded_im = grid.im;
@@ -434,7 +511,7 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
           u[c] = rounded_re[c];
         }
       }
-      const Sum s = detail::glynn_sum<V, V, Sum>(g, u, result.threads, chain);
+      const Sum s = summer.template operator()<V, V, Sum>(g, u, result.threads, chain);
       report.magnitude = detail::magnitude_of(s);
       if constexpr (std::is_same_v<V, complex_double>) {
         const complex_double v = s.value();
@@ -477,6 +554,12 @@ inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compu
                 arithmetic;
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace detail
+
+inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compute_options& options = {}) {
+  return detail::run_glynn(matrix, options, engines::glynn::name, detail::glynn_on_host{});
 }
 
 inline permanent_result engines::glynn::run(const engine_task& task, const compute_options& options) {

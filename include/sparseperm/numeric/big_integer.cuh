@@ -17,7 +17,22 @@ namespace sparseperm::detail {
 
 class big_integer {
  public:
-  big_integer() = default;
+  big_integer() {}
+  // User-provided, so host only: nvcc infers implicit members as host and device where a host-device
+  // template (glynn_task) is instantiated with big integers on the host, and warns (#20013).
+  big_integer(const big_integer& other) : limbs_(other.limbs_), negative_(other.negative_) {}
+  big_integer(big_integer&& other) noexcept : limbs_(std::move(other.limbs_)), negative_(other.negative_) {}
+  big_integer& operator=(const big_integer& other) {
+    limbs_ = other.limbs_;
+    negative_ = other.negative_;
+    return *this;
+  }
+  big_integer& operator=(big_integer&& other) noexcept {
+    limbs_ = std::move(other.limbs_);
+    negative_ = other.negative_;
+    return *this;
+  }
+  ~big_integer() {}
   big_integer(long long v) {
     assign_magnitude(v < 0, v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v));
   }
@@ -207,7 +222,21 @@ class big_integer {
 // planner's products of blocks and factors). Host only, like big_integer.
 struct big_gaussian {
   big_integer re, im;
-  big_gaussian() = default;
+  // user-provided, host only (see big_integer)
+  big_gaussian() {}
+  big_gaussian(const big_gaussian& other) : re(other.re), im(other.im) {}
+  big_gaussian(big_gaussian&& other) noexcept : re(std::move(other.re)), im(std::move(other.im)) {}
+  big_gaussian& operator=(const big_gaussian& other) {
+    re = other.re;
+    im = other.im;
+    return *this;
+  }
+  big_gaussian& operator=(big_gaussian&& other) noexcept {
+    re = std::move(other.re);
+    im = std::move(other.im);
+    return *this;
+  }
+  ~big_gaussian() {}
   big_gaussian(long long r) : re(r), im(0ll) {}
   big_gaussian(big_integer r, big_integer i) : re(std::move(r)), im(std::move(i)) {}
   big_gaussian& operator+=(const big_gaussian& b) {
