@@ -23,40 +23,6 @@ sp::compute_options with_engine(const sp::engine_description* engine) {
   return options;
 }
 
-// A k × k matrix (values by kind: 0 reals, 1 complex, 2 integers, 3 Gaussian integers) and
-// multiplicities of total N ≤ max_total.
-struct repeated_case {
-  sp::sparse_matrix base;
-  std::vector<int> rows, columns;
-};
-
-repeated_case random_case(sp::random_stream& s, int kind, int max_total) {
-  repeated_case c;
-  const int k = 1 + static_cast<int>(s.below(5));
-  std::vector<sp::matrix_entry> entries;
-  for (int i = 0; i < k; ++i) {
-    for (int j = 0; j < k; ++j) {
-      if (s.uniform() < 0.25 && i != j) continue;
-      const auto part = [&] {
-        return kind >= 2 ? static_cast<double>(static_cast<long long>(s.below(7)) - 3) : 1 - 2 * s.uniform();
-      };
-      const double re = part();
-      const double im = kind % 2 == 1 ? part() : 0.0;
-      entries.push_back({i, j, re, im});
-    }
-  }
-  c.base = sp::sparse_matrix::from_entries(k, std::move(entries));
-  int total = 0;
-  for (int i = 0; i < k; ++i) {
-    c.rows.push_back(1 + static_cast<int>(s.below(3)));
-    total += c.rows.back();
-  }
-  if (total > max_total) return random_case(s, kind, max_total);
-  c.columns.assign(static_cast<std::size_t>(k), 1);  // the rest spread over random columns
-  for (int left = total - k; left > 0; --left) ++c.columns[s.below(static_cast<std::uint64_t>(k))];
-  return c;
-}
-
 }  // namespace
 
 TEST_CASE("identical rows and columns are found bit for bit, near twins are not") {
@@ -97,7 +63,7 @@ TEST_CASE("glynn on repeated rows and columns equals the reference on the expand
   int compared = 0, exact = 0;
   for (int trial = 0; trial < 240; ++trial) {
     const int kind = trial % 4;
-    const repeated_case c = random_case(s, kind, 12);
+    const test_support::repeated_case c = test_support::random_repeated(s, kind, 12);
     const auto m = sp::expand_lines(c.base, c.rows, c.columns);
     if (sp::maximum_matching(m).size < m.n()) continue;
     const auto g = sp::compute_permanent(m, with_engine(glynn));

@@ -176,4 +176,38 @@ inline double difference(double value, const dyadic& exact) {
   return scaled;
 }
 
+// A k × k matrix (values by kind: 0 reals, 1 complex, 2 integers, 3 Gaussian integers) and
+// multiplicities of total N ≤ max_total.
+struct repeated_case {
+  sparseperm::sparse_matrix base;
+  std::vector<int> rows, columns;
+};
+
+inline repeated_case random_repeated(sparseperm::random_stream& s, int kind, int max_total) {
+  repeated_case c;
+  const int k = 1 + static_cast<int>(s.below(5));
+  std::vector<sparseperm::matrix_entry> entries;
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < k; ++j) {
+      if (s.uniform() < 0.25 && i != j) continue;
+      const auto part = [&] {
+        return kind >= 2 ? static_cast<double>(static_cast<long long>(s.below(7)) - 3) : 1 - 2 * s.uniform();
+      };
+      const double re = part();
+      const double im = kind % 2 == 1 ? part() : 0.0;
+      entries.push_back({i, j, re, im});
+    }
+  }
+  c.base = sparseperm::sparse_matrix::from_entries(k, std::move(entries));
+  int total = 0;
+  for (int i = 0; i < k; ++i) {
+    c.rows.push_back(1 + static_cast<int>(s.below(3)));
+    total += c.rows.back();
+  }
+  if (total > max_total) return random_repeated(s, kind, max_total);
+  c.columns.assign(static_cast<std::size_t>(k), 1);  // the rest spread over random columns
+  for (int left = total - k; left > 0; --left) ++c.columns[s.below(static_cast<std::uint64_t>(k))];
+  return c;
+}
+
 }  // namespace test_support

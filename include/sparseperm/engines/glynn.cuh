@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -332,6 +333,40 @@ struct big_sum {
   void merge(const big_sum& other) { sum += other.sum; }
 };
 
+// What the estimates of glynn and gpu-glynn share: whether Glynn's sum is planned for a block (its rows
+// or columns repeat, its terms fit, its grids exist; else e.why says why not), its work in units of a
+// term and a class, terms x (distinct rows + distinct columns + 1), and its arithmetic.
+struct glynn_work {
+  glynn_setup setup;
+  double units = 0;
+  bool exact = false;  // integers summed exactly: 128 bits, or big integers where
+  bool big = false;    // the sums may exceed 125 bits
+};
+
+inline std::optional<glynn_work> glynn_work_of(const planner_block& block, engine_estimate& e) {
+  glynn_work w{glynn_setup_of(block.matrix)};
+  const glynn_setup& g = w.setup;
+  if (g.terms >= std::ldexp(1.0, g.n - 1)) {
+    e.why = "no repeated rows or columns";
+    return std::nullopt;
+  }
+  if (g.terms > glynn_max_terms) {
+    e.why = "2^" + std::to_string(static_cast<int>(std::log2(g.terms))) + " terms";
+    return std::nullopt;
+  }
+  const precision p = block.options.precision;
+  w.exact = block.matrix.has_integer_values() && p != precision::double_sums && p != precision::compensated;
+  if (!w.exact) {
+    if (const glynn_grid grid = glynn_grid_of(g); !grid.why.empty()) {
+      e.why = grid.why;
+      return std::nullopt;
+    }
+  }
+  w.big = w.exact && glynn_exact_bits(g) >= 125;
+  w.units = g.terms * (g.columns + g.rows + 1.0);
+  return w;
+}
+
 }  // namespace detail
 
 namespace engines {
@@ -347,28 +382,20 @@ struct glynn {
   static constexpr int max_n = 1 << 20;
   static constexpr exact_reach exact = exact_reach::any_integer;
   static constexpr bool rounds_to_grids = false;  // its own column grids
-  static constexpr double term_seconds = 1.5e-9;  // per term and column class (complex: 4x), one core
+  // per term and class, one core (16 cores of the H100 host, two photons in each of 16 to 18 modes:
+  // real doubles 2.8e-9 s, complex 2.1x, exact 128-bit integers 2.8x; big integers 32x, measured on 2
+  // cores with 11 and 12 modes)
+  static constexpr double term_seconds = 2.8e-9, complex_factor = 2.1, exact_factor = 2.8, big_factor = 32;
   static permanent_result run(const engine_task& task, const compute_options& options);
   // Planned for matrices with repeated rows or columns only (otherwise the Ryser engines are faster).
   static void estimate(const planner_block& block, engine_estimate& e) {
-    const detail::glynn_setup g = detail::glynn_setup_of(block.matrix);
-    if (g.terms >= std::ldexp(1.0, g.n - 1)) {
-      e.why = "no repeated rows or columns";
-      return;
+    if (const auto w = detail::glynn_work_of(block, e)) {
+      e.seconds = w->units * term_seconds * (w->setup.complex ? complex_factor : 1) *
+                  (w->big     ? big_factor
+                   : w->exact ? exact_factor
+                              : 1) /
+                  std::max(1, detail::engine_threads(block.options.threads));
     }
-    if (g.terms > detail::glynn_max_terms) {
-      e.why = "2^" + std::to_string(static_cast<int>(std::log2(g.terms))) + " terms";
-      return;
-    }
-    if (!block.matrix.has_integer_values()) {
-      if (const detail::glynn_grid grid = detail::glynn_grid_of(g); !grid.why.empty()) {
-        e.why = grid.why;
-        return;
-      }
-    }
-    const bool big = block.matrix.has_integer_values() && detail::glynn_exact_bits(g) >= 125;
-    const double per_term = (g.columns + g.rows + 1.0) * (g.complex ? 4 : 1) * (big ? 50 : 1);
-    e.seconds = g.terms * per_term * term_seconds / std::max(1, detail::engine_threads(block.options.threads));
   }
   static std::string plan_note(const engine_task& task) {
     const detail::glynn_setup g = detail::glynn_setup_of(task.matrix);
@@ -381,11 +408,19 @@ struct glynn {
 
 namespace detail {
 
+// What a summer (below) is told and tells beside the sum.
+struct glynn_summing {
+  int threads = 1;                       // in: CPU threads; out: the threads that summed
+  std::uint64_t longest_chain = 0;       // the most additions into one accumulator
+  std::optional<double> device_seconds;  // the kernel's time (CUDA events) where a GPU summed
+  std::string where;                     // the device, for the plan
+};
+
 // Sums a run on OpenMP threads (glynn_sum).
 struct glynn_on_host {
   template <class V, class P, class Sum>
-  Sum operator()(const glynn_setup& g, const std::vector<V>& u, int threads, std::uint64_t& longest_chain) const {
-    return glynn_sum<V, P, Sum>(g, u, threads, longest_chain);
+  Sum operator()(const glynn_setup& g, const std::vector<V>& u, glynn_summing& summing) const {
+    return glynn_sum<V, P, Sum>(g, u, summing.threads, summing.longest_chain);
   }
 };
 
@@ -413,7 +448,8 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
                                                           " terms (its rows repeat too little)");
   }
   const std::size_t cells = g.re.size();
-  std::uint64_t chain = 0;
+  glynn_summing summing;
+  summing.threads = result.threads;
   std::string arithmetic;
   const bool integer = matrix.has_integer_values();
   const bool exact =
@@ -444,7 +480,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
 #if SPARSEPERM_HAS_INT128
       if (wide) {
         const auto s = summer.template operator()<complex_number<std::int64_t>, complex_number<detail::int128>,
-                                                  detail::exact_complex_sum>(g, u, result.threads, chain);
+                                                  detail::exact_complex_sum>(g, u, summing);
         finish(s.sum.re, s.sum.im);
         arithmetic = "exact 128-bit Gaussian integers";
       } else
@@ -455,7 +491,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
         for (std::size_t c = 0; c < cells; ++c)
           wide_u[c] = big(detail::big_integer(static_cast<long long>(g.re[c])),
                           detail::big_integer(static_cast<long long>(g.im[c])));
-        const auto s = summer.template operator()<big, big, detail::big_sum<big>>(g, wide_u, result.threads, chain);
+        const auto s = summer.template operator()<big, big, detail::big_sum<big>>(g, wide_u, summing);
         finish(s.sum.re, s.sum.im);
         arithmetic = "exact big Gaussian integers";
       }
@@ -464,8 +500,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
       if (wide) {
         std::vector<std::int64_t> u(cells);
         for (std::size_t c = 0; c < cells; ++c) u[c] = static_cast<std::int64_t>(g.re[c]);
-        const auto s =
-            summer.template operator()<std::int64_t, detail::int128, detail::exact_sum>(g, u, result.threads, chain);
+        const auto s = summer.template operator()<std::int64_t, detail::int128, detail::exact_sum>(g, u, summing);
         finish(s.sum, detail::int128{0});
         arithmetic = "exact 128-bit integers";
       } else
@@ -475,7 +510,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
         for (std::size_t c = 0; c < cells; ++c) u[c] = detail::big_integer(static_cast<long long>(g.re[c]));
         const auto s =
             summer.template operator()<detail::big_integer, detail::big_integer, detail::big_sum<detail::big_integer>>(
-                g, u, result.threads, chain);
+                g, u, summing);
         finish(s.sum, detail::big_integer(0ll));
         arithmetic = "exact big integers";
       }
@@ -511,7 +546,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
           u[c] = rounded_re[c];
         }
       }
-      const Sum s = summer.template operator()<V, V, Sum>(g, u, result.threads, chain);
+      const Sum s = summer.template operator()<V, V, Sum>(g, u, summing);
       report.magnitude = detail::magnitude_of(s);
       if constexpr (std::is_same_v<V, complex_double>) {
         const complex_double v = s.value();
@@ -536,7 +571,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
     } else {
       floating_run.template operator()<detail::plain_sum>(0.0);
     }
-    report.chain = chain;
+    report.chain = summing.longest_chain;
     const double scale = std::ldexp(1.0, -(n - 1));
     set_floating_value(result, std::ldexp(value_re, -(n - 1)));
     if (g.complex) set_imaginary_part(result, std::ldexp(value_im, -(n - 1)));
@@ -551,8 +586,10 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
   result.plan = std::to_string(g.rows) + " distinct " + (g.transposed ? "columns" : "rows") + " and " +
                 std::to_string(g.columns) + " distinct " + (g.transposed ? "rows" : "columns") + "; " +
                 detail::glynn_terms_text(g.terms) + " terms of Glynn's formula in a mixed-radix Gray code; " +
-                arithmetic;
-  result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                arithmetic + summing.where;
+  result.threads = summing.threads;
+  result.seconds.compute =
+      summing.device_seconds.value_or(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
 
