@@ -74,9 +74,12 @@ inline int run_inspect(int argc, char** argv) {
               n ? static_cast<double>(m.nnz()) / (static_cast<double>(n) * n) : 0.0, file.format.c_str(),
               file.field.c_str(), file.symmetry.c_str());
   if (file.stored_zeros) std::printf(", %lld stored zeros dropped", static_cast<long long>(file.stored_zeros));
-  std::printf("\nvalues           %s\n", m.has_integer_values()
-                                             ? "integers (exact arithmetic where 128 bits provably suffice)"
-                                             : "real (double precision)");
+  std::printf("\nvalues           %s\n",
+              m.is_complex()
+                  ? (m.has_integer_values() ? "Gaussian integers (exact arithmetic where 128 bits provably suffice)"
+                                            : "complex (double precision real and imaginary parts)")
+              : m.has_integer_values() ? "integers (exact arithmetic where 128 bits provably suffice)"
+                                       : "real (double precision)");
   const auto rows = detail::summarize(n, [&](int i) { return m.row_degree(i); });
   const auto columns = detail::summarize(n, [&](int j) { return m.column_degree(j); });
   std::printf("row degrees      min %d, max %d, mean %.2f\n", rows.min, rows.max, rows.mean);
@@ -103,7 +106,10 @@ inline int run_inspect(int argc, char** argv) {
     std::printf("  r(m)     %s   (rows touched by the first m columns)\n", staircase.c_str());
 
     const column_masks ordered = reorder(pattern, ordering.order);
-    const partition_options options;
+    // the register models count a complex value's registers as the generated kernels do
+    const int registers_per_value = m.is_complex() ? sparseperm::detail::model_registers_per_value<complex_double>()
+                                                   : sparseperm::detail::model_registers_per_value<double>();
+    const partition_options options{.registers_per_value = registers_per_value};
     const register_partition partition = partition_rows(ordered, options);
     std::printf(
         "\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
@@ -118,13 +124,14 @@ inline int run_inspect(int argc, char** argv) {
     }
     std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
                 partition.registers_per_thread, partition.threads_per_sm);
-    const int hybrid_bits =
-        sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
-    std::printf(
-        "  static Gray blocks         u = %d: blocks of %d steps unrolled (double; exact arithmetic 2^3 or 2^2)\n",
-        hybrid_bits, 1 << hybrid_bits);
+    const int hybrid_bits = m.is_complex() ? sparseperm::detail::unrolled_gray_bits<complex_double_arithmetic>(
+                                                 n, partition.last_register_column + 1, -1)
+                                           : sparseperm::detail::unrolled_gray_bits<double_arithmetic>(
+                                                 n, partition.last_register_column + 1, -1);
+    std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (%s)\n", hybrid_bits,
+                1 << hybrid_bits, m.is_complex() ? "complex doubles" : "double; exact arithmetic 2^3 or 2^2");
 
-    const cached_options cached;
+    const cached_options cached{.registers_per_value = registers_per_value};
     const cached_layout layout = plan_cached_layout(ordered, cached);
     std::string levels;
     for (int m = 0; m <= layout.static_bits; ++m) levels += (m > 0 ? " " : "") + std::to_string(layout.level_rows[m]);
