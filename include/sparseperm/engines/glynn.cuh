@@ -182,8 +182,9 @@ inline double glynn_exact_bits(const glynn_setup& g) {
 }
 
 // What one task of the Gray walk reads, as plain arrays (host vectors or device buffers): the
-// classes, their values u (K × L), the binomials C(f_k, m) (row k at k·stride), and the digits: the
-// first `split` of `digits` fix a task, the `walked` ones move in the reflected Gray code.
+// classes, their values u (K × L), the binomials C(f_k, m) (row k at k·stride; in P's parts, so that
+// a term multiplies them as reals and scales once), and the digits: the first `split` of `digits`
+// fix a task, the `walked` ones move in the reflected Gray code.
 template <class V, class P>
 struct glynn_tables {
   int K = 0, L = 0;
@@ -191,7 +192,7 @@ struct glynn_tables {
   const int* row_count = nullptr;     // r_k
   const int* column_count = nullptr;  // c_l
   const V* u = nullptr;
-  const P* binomial = nullptr;
+  const part_type<P>* binomial = nullptr;
   int binomial_stride = 0;
   const int* digits = nullptr;  // the split digits, most values first
   int split = 0;
@@ -214,6 +215,10 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
     index /= t.free[k] + 1;
   }
   for (int l = 0; l < t.L; ++l) v[l] = V{};
+  int top_bit = 0;  // of the largest c_l
+  for (int l = 0; l < t.L; ++l) {
+    while ((t.column_count[l] >> (top_bit + 1)) != 0) ++top_bit;
+  }
   bool negative = false;
   for (int k = 0; k < t.K; ++k) {
     const V s = V(static_cast<long long>(t.row_count[k] - 2 * m[k]));
@@ -221,15 +226,23 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
     negative = negative != ((m[k] & 1) != 0);
   }
   for (;;) {
-    P term = P(1LL);
+    part_type<P> binomials = part_type<P>(1LL);
     for (int k = 0; k < t.K; ++k) {
-      if (t.free[k] > 0) term = term * t.binomial[static_cast<std::size_t>(k) * t.binomial_stride + m[k]];
+      if (t.free[k] > 0) binomials = binomials * t.binomial[static_cast<std::size_t>(k) * t.binomial_stride + m[k]];
     }
-    for (int l = 0; l < t.L; ++l) {
-      const P factor = P(v[l]);
-      for (int c = 0; c < t.column_count[l]; ++c) term = term * factor;
+    // Π_l v_l^(c_l) in binary powers, highest bit first: N − 1 multiplications at most, and
+    // (Π_l v_l)^2, L of them, for two photons in every mode
+    P term{};
+    bool started = false;
+    for (int bit = top_bit; bit >= 0; --bit) {
+      if (started) term = term * term;
+      for (int l = 0; l < t.L; ++l) {
+        if (((t.column_count[l] >> bit) & 1) == 0) continue;
+        term = started ? term * P(v[l]) : P(v[l]);
+        started = true;
+      }
     }
-    local.add_signed(term, negative);
+    local.add_signed(term * binomials, negative);
     // the next m: the first walked digit that can move in its direction moves
     int w = 0;
     for (; w < t.walked_count; ++w) {
@@ -247,12 +260,13 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
   }
 }
 
-// The tables' host storage for a setup: binomials in P (Pascal's triangle: exact in integers; in
+// The tables' host storage for a setup: binomials in P's reals (Pascal's triangle: exact in integers; in
 // doubles each entry is off by at most f additions' rounding, counted by the bound), the digits with
 // f_k > 0 sorted by values, the first ones split into at least `wanted_tasks` tasks.
 template <class V, class P>
 struct glynn_plan {
-  std::vector<P> binomial;
+  using binomial_type = part_type<P>;
+  std::vector<binomial_type> binomial;
   int binomial_stride = 1;
   std::vector<int> digits, walked;
   int split = 0;
@@ -262,11 +276,11 @@ struct glynn_plan {
   glynn_plan(const glynn_setup& g, std::int64_t wanted_tasks) {
     const int K = g.rows;
     for (int k = 0; k < K; ++k) binomial_stride = std::max(binomial_stride, g.free[k] + 1);
-    binomial.assign(static_cast<std::size_t>(K) * binomial_stride, P(0LL));
+    binomial.assign(static_cast<std::size_t>(K) * binomial_stride, binomial_type(0LL));
     for (int k = 0; k < K; ++k) {
-      std::vector<P> row{P(1LL)};
+      std::vector<binomial_type> row{binomial_type(1LL)};
       for (int f = 1; f <= g.free[k]; ++f) {
-        std::vector<P> next(static_cast<std::size_t>(f) + 1, P(1LL));
+        std::vector<binomial_type> next(static_cast<std::size_t>(f) + 1, binomial_type(1LL));
         for (int m = 1; m < f; ++m) next[m] = row[m - 1] + row[m];
         row = std::move(next);
       }
@@ -383,9 +397,9 @@ struct glynn {
   static constexpr exact_reach exact = exact_reach::any_integer;
   static constexpr bool rounds_to_grids = false;  // its own column grids
   // per term and class, one core (16 cores of the H100 host, two photons in each of 16 to 18 modes:
-  // real doubles 2.8e-9 s, complex 2.1x, exact 128-bit integers 2.8x; big integers 32x, measured on 2
-  // cores with 11 and 12 modes)
-  static constexpr double term_seconds = 2.8e-9, complex_factor = 2.1, exact_factor = 2.8, big_factor = 32;
+  // real doubles 2.5e-9 s, complex 1.3x, exact 128-bit integers 1.7x; big integers 27x, measured on
+  // 2 cores with 11 and 12 modes)
+  static constexpr double term_seconds = 2.5e-9, complex_factor = 1.3, exact_factor = 1.7, big_factor = 27;
   static permanent_result run(const engine_task& task, const compute_options& options);
   // Planned for matrices with repeated rows or columns only (otherwise the Ryser engines are faster).
   static void estimate(const planner_block& block, engine_estimate& e) {
@@ -529,7 +543,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
     // and the binomials up to 2^(N−1) more: 2^(2N) on the sum, 2^(N+1) after the scaling
     const double underflow = std::ldexp(facts.underflow, n + 1) * (g.complex ? 8 : 1);
     facts.underflow = 0;
-    // a term: the binomials (Pascal: up to f additions each, K − 1 products), N column factors
+    // a term: the binomials (Pascal: up to f additions each, K − 1 real products), N column factors
     double roundings = g.n + g.rows;
     for (const int f : g.free) roundings += f;
     detail::floating_sum_report report;

@@ -45,8 +45,8 @@ struct gpu_glynn {
   static constexpr bool rounds_to_grids = false;  // glynn's column grids
   static constexpr int max_classes = 64;          // distinct rows and distinct columns a thread holds
   // context, tables and launch; per term and class on an H100 (two photons in each of 17 to 21 modes:
-  // real doubles 1.55e-12 s, complex 2.8x, exact 128-bit integers 2.4x)
-  static constexpr double setup_seconds = 0.25, term_seconds = 1.55e-12, complex_factor = 2.8, exact_factor = 2.4;
+  // real doubles 1.4e-12 s, complex 2.1x, exact 128-bit integers 2.0x)
+  static constexpr double setup_seconds = 0.25, term_seconds = 1.4e-12, complex_factor = 2.1, exact_factor = 2.0;
   static std::optional<std::string> unavailable(const compute_options& options);
   // Planned where glynn is, within 128 bits and max_classes.
   static void estimate(const planner_block& block, engine_estimate& e) {
@@ -109,7 +109,7 @@ struct glynn_on_gpu {
       gpu::device_buffer<int> free(g.free.size()), row_count(g.row_count.size()), column_count(g.column_count.size()),
           digits(std::max<std::size_t>(plan.digits.size(), 1)), walked(std::max<std::size_t>(plan.walked.size(), 1));
       gpu::device_buffer<V> values(std::max<std::size_t>(u.size(), 1));
-      gpu::device_buffer<P> binomial(plan.binomial.size());
+      gpu::device_buffer<part_type<P>> binomial(plan.binomial.size());
       free.upload(g.free.data(), g.free.size());
       row_count.upload(g.row_count.data(), g.row_count.size());
       column_count.upload(g.column_count.data(), g.column_count.size());

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Cross-checks sparseperm's complex permanents against thewalrus (pip install thewalrus).
+"""Cross-checks sparseperm's complex permanents against a peer: thewalrus (pip install thewalrus) or
+Piquasso (pip install piquasso).
 
-usage: tools/thewalrus_check.py SPARSEPERM [--sizes 2-20] [--per-size 3] [--seed 1] [--engine auto]
-                                [--density 1] [--repeated]
+usage: tools/peer_check.py SPARSEPERM [--peer thewalrus] [--sizes 2-20] [--per-size 3] [--seed 1]
+                           [--engine auto] [--density 1] [--repeated] [--twice K]
 
-Random dense complex matrices (parts uniform in [-1, 1)) of every size in the range are written as
-Matrix Market files and computed by `SPARSEPERM compute --json`; thewalrus.perm computes them too.
-A pair agrees when |sparseperm - thewalrus| <= sparseperm's error bound + 1e-12 |thewalrus|
-(thewalrus gives no bound of its own: the slack covers its rounding). With --repeated the rows and
-columns get multiplicities (--row-multiplicities / --column-multiplicities), so the glynn engine
-is checked against thewalrus's permanent of the repeated matrix (thewalrus.perm of the expanded
-matrix). --density below 1 keeps each entry with that probability (sparse matrices). Prints one
-line per matrix with both times (sparseperm's compute seconds; thewalrus's wall seconds of
-thewalrus.perm) and a summary; exit code 1 when any pair disagrees.
+Random complex matrices (parts uniform in [-1, 1)) of every size in the range are written as
+Matrix Market files and computed by `SPARSEPERM compute --json`; the peer computes them too
+(thewalrus.perm, or Piquasso's permanent(matrix, rows, columns)). A pair agrees when
+|sparseperm - peer| <= sparseperm's error bound + 1e-12 |peer| (neither peer gives a bound: the
+slack covers its rounding). With --repeated the rows and columns get random multiplicities
+(--row-multiplicities / --column-multiplicities); with --twice every row and column is taken twice
+(two photons in each mode). thewalrus gets the expanded matrix; Piquasso takes the multiplicities
+itself. --density below 1 keeps each entry with that probability (sparse matrices, a full
+diagonal). Prints one line per matrix with both times (sparseperm's compute seconds; the peer's
+wall seconds) and a summary; exit code 1 when any pair disagrees.
 """
 import argparse
 import json
@@ -44,11 +46,25 @@ def main():
     parser.add_argument("--engine", default="auto")
     parser.add_argument("--density", type=float, default=1.0)
     parser.add_argument("--repeated", action="store_true")
+    parser.add_argument("--twice", action="store_true")
+    parser.add_argument("--peer", choices=["thewalrus", "piquasso"], default="thewalrus")
     args = parser.parse_args()
-    try:
-        from thewalrus import perm
-    except ImportError:
-        sys.exit("thewalrus is not installed (pip install thewalrus)")
+    if args.peer == "thewalrus":
+        try:
+            from thewalrus import perm
+        except ImportError:
+            sys.exit("thewalrus is not installed (pip install thewalrus)")
+
+        def peer(a, rows, columns):
+            return complex(perm(np.repeat(np.repeat(a, rows, axis=0), columns, axis=1)))
+    else:
+        try:
+            from piquasso._math.permanent import permanent
+        except ImportError:
+            sys.exit("piquasso is not installed (pip install piquasso)")
+
+        def peer(a, rows, columns):
+            return complex(permanent(np.ascontiguousarray(a), rows.astype(np.int64), columns.astype(np.int64)))
     low, high = (int(v) for v in args.sizes.split("-"))
     rng = np.random.default_rng(args.seed)
     failures = checked = 0
@@ -62,17 +78,19 @@ def main():
                 path = os.path.join(work, f"m{n}_{trial}.mtx")
                 write_matrix_market(path, a)
                 command = [args.sparseperm, "compute", path, "--json", "--engine", args.engine]
-                expanded = a
+                rows = columns = np.ones(n, dtype=int)
                 if args.repeated:
                     rows = rng.integers(1, 3, n)
                     columns = np.ones(n, dtype=int)
                     for _ in range(int(rows.sum()) - n):
                         columns[rng.integers(0, n)] += 1
-                    if rows.sum() > 20:
+                    if rows.sum() > 20 and args.peer == "thewalrus":
                         continue
+                elif args.twice:
+                    rows = columns = np.full(n, 2)
+                if args.repeated or args.twice:
                     command += ["--row-multiplicities", ",".join(map(str, rows)),
                                 "--column-multiplicities", ",".join(map(str, columns))]
-                    expanded = np.repeat(np.repeat(a, rows, axis=0), columns, axis=1)
                 out = subprocess.run(command, capture_output=True, text=True)
                 if out.returncode != 0:
                     print(f"n={n}: sparseperm failed: {out.stderr.strip()}")
@@ -81,16 +99,16 @@ def main():
                 record = json.loads(out.stdout)
                 ours = complex(record["real_value"], record["imag_value"])
                 began = time.perf_counter()
-                theirs = complex(perm(expanded))
+                theirs = peer(a, rows, columns)
                 their_seconds = time.perf_counter() - began
                 bound = record["error_bound"] or 0.0
                 distance = abs(ours - theirs)
                 ok = distance <= bound + 1e-12 * abs(theirs)
                 checked += 1
                 failures += not ok
-                print(f"N={expanded.shape[0]:2d} {record['engine']:<12} |diff| {distance:9.2e}  bound {bound:9.2e}  "
+                print(f"N={int(rows.sum()):2d} {record['engine']:<12} |diff| {distance:9.2e}  bound {bound:9.2e}  "
                       f"{'ok' if ok else 'DISAGREES'}  sparseperm {record['seconds']['compute']:.4f} s  "
-                      f"thewalrus {their_seconds:.4f} s")
+                      f"{args.peer} {their_seconds:.4f} s")
     print(f"{checked} matrices, {failures} disagreements")
     sys.exit(1 if failures else 0)
 
