@@ -70,10 +70,13 @@ struct gpu_glynn {
 #if defined(__CUDACC__)
 namespace detail {
 
+// `threads` sums, one per thread of the launch's first `threads` (the last block's others idle:
+// partial has no place for them); thread i takes the tasks i, i + threads, ...
 template <class V, class P, class Sum>
-__global__ void gpu_glynn_kernel(glynn_tables<V, P> t, std::int64_t tasks, Sum* partial) {
+__global__ void gpu_glynn_kernel(glynn_tables<V, P> t, std::int64_t tasks, std::int64_t threads, Sum* partial) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  if (first >= threads) return;
+  const std::int64_t stride = threads;
   int m[engines::gpu_glynn::max_classes], direction[engines::gpu_glynn::max_classes];
   V v[engines::gpu_glynn::max_classes];
   Sum local = partial[first];
@@ -92,7 +95,6 @@ struct glynn_on_gpu {
       throw engine_error(engine_error::kind::refused,
                          "engine 'gpu-glynn' is exact within 128 bits, and this matrix needs more (engine 'glynn' "
                          "goes on in big integers)");
-      return Sum{};
     } else {
       if (g.rows > engines::gpu_glynn::max_classes || g.columns > engines::gpu_glynn::max_classes) {
         throw engine_error(engine_error::kind::too_large,
@@ -135,7 +137,7 @@ struct glynn_on_gpu {
       const auto grid = static_cast<unsigned>((threads + block - 1) / block);
       gpu::event_timer timer;
       timer.start();
-      gpu_glynn_kernel<V, P, Sum><<<grid, block>>>(t, plan.tasks, partial.data());
+      gpu_glynn_kernel<V, P, Sum><<<grid, block>>>(t, plan.tasks, threads, partial.data());
       gpu::check(cudaGetLastError(), "launching the gpu-glynn kernel");
       summing.device_seconds = timer.stop_seconds();
       gpu::check(cudaDeviceSynchronize(), "running the gpu-glynn kernel");
