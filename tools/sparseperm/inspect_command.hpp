@@ -107,9 +107,8 @@ inline int run_inspect(int argc, char** argv) {
 
     const column_masks ordered = reorder(pattern, ordering.order);
     // the register models count a complex value's registers as the generated kernels do
-    const int registers_per_value = m.is_complex() ? sparseperm::detail::model_registers_per_value<complex_double>()
-                                                   : sparseperm::detail::model_registers_per_value<double>();
-    const partition_options options{.registers_per_value = registers_per_value};
+    const partition_options options = m.is_complex() ? sparseperm::detail::partition_options_for<complex_double>()
+                                                     : sparseperm::detail::partition_options_for<double>();
     const register_partition partition = partition_rows(ordered, options);
     std::printf(
         "\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
@@ -124,14 +123,16 @@ inline int run_inspect(int argc, char** argv) {
     }
     std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
                 partition.registers_per_thread, partition.threads_per_sm);
-    const int hybrid_bits = m.is_complex() ? sparseperm::detail::unrolled_gray_bits<complex_double_arithmetic>(
-                                                 n, partition.last_register_column + 1, -1)
-                                           : sparseperm::detail::unrolled_gray_bits<double_arithmetic>(
-                                                 n, partition.last_register_column + 1, -1);
+    const int hybrid_bits =
+        m.is_complex()
+            ? sparseperm::detail::unrolled_gray_bits<complex_double_arithmetic>(
+                  n, partition.last_register_column + 1, -1, sparseperm::detail::hybrid_complex_bits(partition))
+            : sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
     std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (%s)\n", hybrid_bits,
                 1 << hybrid_bits, m.is_complex() ? "complex doubles" : "double; exact arithmetic 2^3 or 2^2");
 
-    const cached_options cached{.registers_per_value = registers_per_value};
+    const cached_options cached = m.is_complex() ? sparseperm::detail::cached_options_for<complex_double>(ordered)
+                                                 : sparseperm::detail::cached_options_for<double>(ordered);
     const cached_layout layout = plan_cached_layout(ordered, cached);
     std::string levels;
     for (int m = 0; m <= layout.static_bits; ++m) levels += (m > 0 ? " " : "") + std::to_string(layout.level_rows[m]);

@@ -25,7 +25,7 @@ struct gpu_cached : gpu_generated_engine {
   static constexpr double cost_rate = 1.8e13;
   static constexpr double setup_seconds = 0.3;
   static constexpr double compile_seconds = 2.5;
-  static constexpr double complex_factor = 3.6;  // complex values (H100, n = 36, 40: 3.2–4.1× real ones)
+  static constexpr double complex_factor = 3.6;  // complex values (H100, n = 36, 40: 3.1–4.0× real ones)
 
   template <CompileTimeMatrix M, class Arith>
   using plan = cached_plan<M, Arith>;

@@ -60,10 +60,11 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
       return Arith::exact ? 3 : 6;
     }
   }
-  static constexpr cached_options options =
-      OnHost ? cached_options_on_host
-             : cached_options{.max_static_bits = static_bits_limit(),
-                              .registers_per_value = detail::model_registers_per_value<typename base::value>()};
+  static constexpr cached_options options = OnHost ? cached_options_on_host : [] {
+    cached_options o = detail::cached_options_for<typename base::value>(base::ordered_masks);
+    if (static_bits_limit() < o.max_static_bits) o.max_static_bits = static_bits_limit();
+    return o;
+  }();
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
@@ -209,8 +210,8 @@ struct cached_agent {
 
   // Steps 1..B−1 of a block; in floating point step 1, then the pairs (2, 3), (4, 5), .., (B−2, B−1).
   template <class Acc, int... S>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_block(bool odd_block, Acc& acc,
-                                                                  std::integer_sequence<int, S...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_block(bool odd_block, Acc& acc,
+                                                                    std::integer_sequence<int, S...>) {
     if constexpr (std::is_floating_point_v<product> && b >= 2) {
       static_step<1>(odd_block, acc);
       static_pairs(odd_block, acc, std::make_integer_sequence<int, (static_cast<int>(sizeof...(S)) - 1) / 2>{});
@@ -220,8 +221,8 @@ struct cached_agent {
   }
 
   template <class Acc, int... I>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pairs(bool odd_block, Acc& acc,
-                                                                  std::integer_sequence<int, I...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_pairs(bool odd_block, Acc& acc,
+                                                                    std::integer_sequence<int, I...>) {
     (static_pair<2 * I + 2>(odd_block, acc), ...);
   }
 
@@ -285,7 +286,7 @@ struct cached_agent {
   }
 
   // Steps 1..B−1 of a block, into the sum.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void block(bool odd_block) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void block(bool odd_block) {
     using partial = block_partial<Sum>;
     if constexpr (c > 0) {
       residue_block(odd_block, std::make_integer_sequence<int, (1 << (b - c))>{});

@@ -40,12 +40,13 @@ namespace sparseperm {
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
 struct hybrid_plan : ryser_plan<M, Arith, permanent_order> {
   using base = ryser_plan<M, Arith, permanent_order>;
-  static constexpr register_partition partition = partition_rows(
-      base::ordered_masks, {.registers_per_value = detail::model_registers_per_value<typename base::value>()});
+  static constexpr register_partition partition =
+      partition_rows(base::ordered_masks, detail::partition_options_for<typename base::value>());
   static constexpr int k = partition.register_rows;         // rows [0, k) in registers
   static constexpr int c = partition.last_register_column;  // columns [0, c] touch register rows only
   static constexpr int global_rows = base::n - k;
-  static constexpr int u = detail::unrolled_gray_bits<Arith>(base::n, c + 1, StaticBits);  // static blocks of 2^u steps
+  static constexpr int u = detail::unrolled_gray_bits<Arith>(base::n, c + 1, StaticBits,
+                                                             detail::hybrid_complex_bits(partition));  // blocks of 2^u
   // r(m), m = 0..u: one past the highest row the columns [0, m) touch (a row prefix, Algorithm 3)
   static constexpr detail::staircase staircase = detail::staircase_of(base::ordered_masks);
   static_assert(staircase.rows[u] <= k, "hybrid_plan: the static blocks' columns must touch register rows only");

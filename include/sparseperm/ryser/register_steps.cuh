@@ -38,13 +38,6 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typenam
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
-// The Gray bits gpu-purereg and gpu-hybrid unroll (blocks of 2^bits steps): at most `allowed` (the
-// columns whose rows are all in registers), n − 1 and, forced ≥ 0, `forced`. Double: 2^6 steps.
-// Exact arithmetic's steps are several times longer (four registers a 128-bit product; K residues):
-// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner). Complex
-// doubles: 2^3 (gpu-hybrid at n = 40, p = 0.3: 2^6 left x in a 464-byte stack frame and ran 37× slower
-// than real values; at p = 0.5 so did 2^4, and 2^3 did not).
-
 // Registers a value of x costs in the register models (ordering.cuh): two for a double or an int64;
 // seven for a complex double, whose products hold more temporaries (ptxas at n = 40: with four,
 // gpu-cached at p = 0.5 and gpu-hybrid kept x in a stack frame; with seven neither did).
@@ -52,13 +45,53 @@ template <class Value>
 constexpr int model_registers_per_value() {
   return is_complex_number<Value> ? 7 : static_cast<int>(sizeof(Value) / 4);
 }
+
+// The register models' options for values of type Value: one home for the generated plans and
+// `inspect`. Complex doubles saturate the FP64 units with fewer threads: a complex multiplication is
+// four independent products, so two warps per SM sub-partition hide what four do for doubles
+// (H100: gpu-cached's complex layouts with 256 threads per SM were 1–14% faster than the 512-thread
+// ones at n = 32..40, p = 0.1..0.3, and the same at p = 0.5, where both kept 256). gpu-cached's
+// complex blocks: 2^6 steps where level 0 (the rows column 0 touches) has at most 8 rows, else 2^5.
+// H100: 2^6 was 13–25% faster than 2^5 at n = 32..40, p = 0.1, 0–6% at p = 0.2 (level 0: 1–4 rows); at n = 32,
+// p = 0.5 (11 rows) its 64 steps of 11-factor complex products spilled 980 bytes of registers
+// (0.0232 s against 0.0145 s for 2^5).
+inline constexpr int complex_level_zero_rows_for_64 = 8;
+template <class Value>
+constexpr cached_options cached_options_for(const column_masks& ordered) {
+  cached_options options{.registers_per_value = model_registers_per_value<Value>(),
+                         .saturating_threads = is_complex_number<Value> ? 256 : 512};
+  if (is_complex_number<Value> && staircase_of(ordered).rows[1] > complex_level_zero_rows_for_64) {
+    options.max_static_bits = 5;
+  }
+  return options;
+}
+template <class Value>
+constexpr partition_options partition_options_for() {
+  return {.registers_per_value = model_registers_per_value<Value>()};
+}
+
+// The Gray bits gpu-purereg and gpu-hybrid unroll (blocks of 2^bits steps): at most `allowed` (the
+// columns whose rows are all in registers), n − 1 and, forced ≥ 0, `forced`. Double: 2^6 steps.
+// Exact arithmetic's steps are several times longer (four registers a 128-bit product; K residues):
+// 2^3 and 2^2, as gpu-cached's blocks without exact levels (code size and nvcc's inliner). Complex
+// doubles: 2^3, or `complex_bits` where the caller knows the registers leave room (gpu-hybrid,
+// hybrid_complex_bits).
 template <class Arith>
-constexpr int unrolled_gray_bits(int n, int allowed, int forced) {
-  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : is_complex_arithmetic<Arith> ? 3 : 6;
+constexpr int unrolled_gray_bits(int n, int allowed, int forced, int complex_bits = 3) {
+  int bits = is_residue_arithmetic<Arith> ? 2 : Arith::exact ? 3 : is_complex_arithmetic<Arith> ? complex_bits : 6;
   if (forced >= 0 && forced < bits) bits = forced;
   if (allowed < bits) bits = allowed;
   if (n - 1 < bits) bits = n - 1;
   return bits > 0 ? bits : 0;
+}
+
+// gpu-hybrid's complex blocks: 2^5 steps where Algorithm 4's estimate for the register rows is at
+// most 190 registers, else 2^3. H100, complex n = 32..40: 2^5 against 2^3 was 9–31% faster at p = 0.1
+// and 0.3 (estimates 76–188); at p = 0.5 (estimates 195–251) 2^4 and 2^5 left x partly in a stack
+// frame, 1.4–2× slower, as 2^6 did at n = 40, p = 0.3 under an earlier register model.
+inline constexpr int hybrid_complex_register_limit = 190;
+constexpr int hybrid_complex_bits(const register_partition& partition) {
+  return partition.registers_per_thread <= hybrid_complex_register_limit ? 5 : 3;
 }
 
 // Step S's flip (1 ≤ S < 2^Bits) of a static Gray block (gray_steps.cuh): column ctz(S), on rows
