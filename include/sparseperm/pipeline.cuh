@@ -33,10 +33,9 @@ inline void note_module(permanent_result& result, const compiled_module& built) 
 // from the cache that proves to be another matrix's (module/proof.cuh) loses its entry and is built
 // again, once; a freshly built one that does is our failure, reported as such.
 template <class Run>
-permanent_result run_module_of(const sparse_matrix& matrix, const std::string& source_name,
-                               const pipeline_options& pipeline, const Run& run) {
+permanent_result run_module_of(const sparse_matrix& matrix, const pipeline_options& pipeline, const Run& run) {
   for (int attempt = 0;; ++attempt) {
-    const compiled_module module = compile_module(matrix, source_name, pipeline);
+    const compiled_module module = compile_module(matrix, pipeline);
     try {
       permanent_result result = run(module);
       note_module(result, module);
@@ -73,21 +72,45 @@ inline std::optional<std::string> generated_engine_unavailable(const engine_desc
   return std::nullopt;
 }
 
+#if defined(__CUDACC__)
+// A kernel module is compiled for the selected device's architecture, unless the caller named one.
+inline void set_device_arch(pipeline_options& pipeline, const compute_options& options) {
+  if (pipeline.arch.empty()) {
+    const cudaDeviceProp device = gpu::select_device(options.device, pipeline.target.name);
+    pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
+  }
+}
+#endif
+
+// Whether the engine's module for the matrix is in the cache: the module run_generated_engine would
+// load, so the planner charges no compile for it. Anything that keeps the engine from running here
+// answers no (the planner has said why already).
+inline bool generated_module_cached(const engine_description& engine, const sparse_matrix& matrix,
+                                    const compute_options& options) {
+  if (generated_engine_unavailable(engine, options)) return false;
+  try {
+    pipeline_options pipeline = pipeline_for(engine, options);
+#if defined(__CUDACC__)
+    if (engine.placement != engine_placement::host_generated) set_device_arch(pipeline, options);
+#endif
+    return module_is_cached(matrix, pipeline);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 inline permanent_result run_generated_engine(const engine_description& engine, const engine_task& task,
                                              const compute_options& options) {
   pipeline_options pipeline = pipeline_for(engine, options);
   if (engine.placement == engine_placement::host_generated) {
-    return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& module) {
+    return run_module_of(task.matrix, pipeline, [&](const compiled_module& module) {
       return run_host_module(module.image, module.path, engine.name, engine.plan_text, task.matrix, options.precision,
                              {.threads = options.threads, .progress = options.progress});
     });
   }
 #if defined(__CUDACC__)
-  if (pipeline.arch.empty()) {
-    const cudaDeviceProp device = gpu::select_device(options.device, pipeline.target.name);
-    pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
-  }
-  return run_module_of(task.matrix, options.source_name, pipeline, [&](const compiled_module& kernel) {
+  set_device_arch(pipeline, options);
+  return run_module_of(task.matrix, pipeline, [&](const compiled_module& kernel) {
     return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix,
                            options.precision, {.device = options.device, .progress = options.progress});
   });
@@ -97,7 +120,8 @@ inline permanent_result run_generated_engine(const engine_description& engine, c
 #endif
 }
 
-inline constexpr module_runner pipeline_module_runner{&generated_engine_unavailable, &run_generated_engine};
+inline constexpr module_runner pipeline_module_runner{&generated_engine_unavailable, &run_generated_engine,
+                                                      &generated_module_cached};
 
 }  // namespace detail
 

@@ -125,6 +125,11 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block)
       e.why = *uncertified;
     } else {
       engine->estimate(block, e);
+      // a generated engine compiles its module first, unless the cache holds it
+      if (e.seconds && engine->generated()) {
+        e.module_cached = module_in_cache(*engine, block.matrix, block.options);
+        if (!e.module_cached) *e.seconds += engine->compile_seconds;
+      }
     }
     estimates.push_back(std::move(e));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -227,6 +228,42 @@ TEST_CASE("cpu-cached: a module compiled once per matrix, reused, and equal to c
   const json::value cached = compute(reals, "cpu-cached");
   CHECK_FALSE(cached["exact"].as_bool());
   CHECK(cached["value"].as_number() == doctest::Approx(reference["value"].as_number()).epsilon(1e-12));
+}
+
+// The planner knows the cache: a module already compiled costs no compile in `auto`'s estimate, and
+// `inspect` says so. The cache entry follows the matrix, not its file's name.
+TEST_CASE("auto: a cached cpu-cached module is planned without its compile") {
+  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache-planner").string() + " ";
+  const std::string dense = (cli_test::scratch_dir() / "d22.mtx").string();
+  REQUIRE(run("generate --n 22 --density 1 --seed 3 -o " + dense).code == 0);
+  const auto cached_line = [&](const std::string& file) {
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " inspect " + file);
+    REQUIRE(r.code == 0);
+    const std::size_t at = r.out.find("    cpu-cached   ");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  const auto compute = [&](const std::string& file, const std::string& engine) {
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  const std::string before = cached_line(dense);
+  CHECK(before.find("with its compile") != std::string::npos);
+  CHECK(before.find("<- chosen") == std::string::npos);  // 2^21 steps: cpu-sparse beats a compile
+  const json::value built = compute(dense, "cpu-cached");
+  CHECK(built["seconds"]["compile"].as_number() > 0);
+  const std::string after = cached_line(dense);
+  CHECK(after.find("module in the cache") != std::string::npos);
+  CHECK(after.find("<- chosen") != std::string::npos);
+  // the same matrix under another name: the same module, and auto takes it
+  const std::string renamed = (cli_test::scratch_dir() / "same-matrix-other-name.mtx").string();
+  std::filesystem::copy_file(dense, renamed, std::filesystem::copy_options::overwrite_existing);
+  const json::value again = compute(renamed, "auto");
+  CHECK(again["plan"].as_string().find(": cpu-cached") != std::string::npos);
+  CHECK(again["seconds"]["compile"].as_number() == 0);
+  CHECK(again["value"].as_number() == built["value"].as_number());
+  MESSAGE("inspect before: " << before << "\ninspect after:  " << after);
 }
 
 // --precision: exact beyond 128 bits (residues and the CRT) on cpu-sparse and cpu-cached, refusals

@@ -184,8 +184,6 @@ inline int run_bench(int argc, char** argv) {
               options.engine = engine_choice(find_engine(engine));
               options.threads = threads;
               options.precision = arithmetic;
-              options.source_name = "erdos-renyi n=" + std::to_string(n) + " p=" + json::measurement(density) +
-                                    " seed=" + std::to_string(seed);
               const permanent_result r = compute_permanent(matrix, options);
               seconds.push_back(r.seconds.compute);
               if (k == 0) row.compile = r.seconds.codegen + r.seconds.compile;

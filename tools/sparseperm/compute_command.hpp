@@ -171,7 +171,6 @@ inline int run_compute(int argc, char** argv) {
 
   matrix_market_file file = read_matrix_market(args.positionals()[0]);
   apply_multiplicities(args, file);
-  options.source_name = std::filesystem::path(file.path).filename().string();
   progress_counter progress;
   options.progress = &progress;
   permanent_result result;

@@ -208,8 +208,13 @@ inline int run_inspect(int argc, char** argv) {
         for (const auto& e : b.estimates) {
           const std::string name(e.engine->name);
           if (e.seconds) {
-            std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(),
-                        e.memory_bytes > 0 ? ("memory " + format_bytes(e.memory_bytes)).c_str() : "",
+            std::string notes;
+            if (e.memory_bytes > 0) notes += "memory " + format_bytes(e.memory_bytes);
+            if (e.engine->generated()) {
+              notes += std::string(notes.empty() ? "" : ", ") +
+                       (e.module_cached ? "module in the cache" : "with its compile");
+            }
+            std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(), notes.c_str(),
                         e.engine == b.engine ? "   <- chosen" : "");
           } else {
             std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());

@@ -37,7 +37,8 @@ struct cpu_cached : ryser_engine {
   static constexpr std::string_view module_type = "sparseperm::engines::cpu_cached";
   static constexpr std::string_view module_header = "sparseperm/engines/cpu_cached.cuh";
   // The planner's rates: modelled cost units per second and core (n = 30, p = 0.1 / 0.3: 4.8e9 /
-  // 5.0e9, AMD EPYC with AVX-512); generating and compiling a host module (from the cache: less).
+  // 5.0e9, AMD EPYC with AVX-512); generating and compiling a host module (nothing when the cache holds
+  // it: the planner asks, planner.cuh).
   static constexpr double cost_rate = 4.8e9;
   static constexpr double compile_seconds = 1.0;
   static constexpr double complex_factor = 3.2;  // complex values (n = 26, p = 0.1 / 0.3: 2.5× / 4.0× real)
@@ -70,9 +71,8 @@ struct cpu_cached : ryser_engine {
     const cached_layout layout =
         plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order), cached_options_on_host);
     const int threads = detail::engine_threads(block.options.threads);
-    e.seconds = compile_seconds + std::ldexp(1.0, block.matrix.n() - 1) * layout.cost /
-                                      (cost_rate * std::max(1, threads)) *
-                                      (block.matrix.is_complex() ? complex_factor : 1);
+    e.seconds = std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / (cost_rate * std::max(1, threads)) *
+                (block.matrix.is_complex() ? complex_factor : 1);
   }
 };
 

@@ -66,6 +66,7 @@ struct engine_estimate {
   std::optional<double> seconds;  // empty: cannot run this block here (see `why`)
   double memory_bytes = 0;        // what it would hold, where that matters
   std::string why;
+  bool module_cached = false;  // a generated engine whose module for this block is in the cache: no compile
 };
 
 struct planner_block {
@@ -139,6 +140,7 @@ struct engine_description {
   std::string_view module_type;                                         // generated engines
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
+  double compile_seconds;  // generated engines: what generating and compiling a module costs (planner)
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
@@ -158,7 +160,7 @@ constexpr engine_description make_description() {
       "(engines/engine.cuh)");
   engine_description d{E::name, E::summary, E::placement, E::max_n, E::exact, E::rounds_to_grids,
                        false,   false,      nullptr,      nullptr,  nullptr,  nullptr,
-                       {},      {},         nullptr};
+                       {},      {},         nullptr,      0};
   if constexpr (requires {
                   { E::cpu_threads } -> std::convertible_to<bool>;
                 })
@@ -171,6 +173,10 @@ constexpr engine_description make_description() {
     d.module_type = E::module_type;
     d.module_header = E::module_header;
     d.plan_text = [](const module_info& info) { return std::string(E::plan_text(info)); };
+    if constexpr (requires {
+                    { E::compile_seconds } -> std::convertible_to<double>;
+                  })
+      d.compile_seconds = E::compile_seconds;
   } else {
     d.run = [](const engine_task& task, const compute_options& options) { return E::run(task, options); };
   }
@@ -214,8 +220,7 @@ struct compute_options {
   int threads = 0;       // CPU threads; 0: all that OpenMP offers
   int device = 0;        // CUDA device of the GPU engines
   progress_counter* progress = nullptr;
-  std::string source_name = "matrix";  // what generated headers say they came from
-  pipeline_options pipeline;           // where the generated engines compile (module/pipeline_options.cuh)
+  pipeline_options pipeline;  // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
 };
 
@@ -225,11 +230,21 @@ struct compute_options {
 struct module_runner {
   std::optional<std::string> (*unavailable)(const engine_description&, const compute_options&);
   permanent_result (*run)(const engine_description&, const engine_task&, const compute_options&);
+  // whether the engine's module for this matrix is in the cache, verified (the planner then charges
+  // no compile)
+  bool (*cached)(const engine_description&, const sparse_matrix&, const compute_options&);
 };
 
 inline const module_runner*& installed_module_runner() {
   static const module_runner* runner = nullptr;
   return runner;
+}
+
+// Whether a generated engine's module for `matrix` is in the cache (false without the pipeline).
+inline bool module_in_cache(const engine_description& engine, const sparse_matrix& matrix,
+                            const compute_options& options) {
+  const module_runner* runner = installed_module_runner();
+  return engine.generated() && runner != nullptr && runner->cached(engine, matrix, options);
 }
 
 }  // namespace sparseperm

@@ -193,61 +193,99 @@ struct compiled_module {
   double compile_seconds = 0;
 };
 
-// Steps 1 and 2: the module of options.target for the matrix, compiled or found in the cache.
-inline compiled_module compile_module(const sparse_matrix& matrix, const std::string& source_name_of_matrix,
-                                      const pipeline_options& options) {
+namespace detail {
+
+// Step 1 for a matrix and a target: the generated sources, the compiler and its flags, and the
+// cache entry they name (a digest of all of them).
+struct module_location {
+  std::string compiler;
+  std::vector<std::string> flags;
+  std::string header, source;  // matrix.cuh and the module's source
+  std::filesystem::path include_dir, root;
+  std::string key, entry;
+  std::string directory, path;  // the entry, and its sealed module
+};
+
+inline module_location locate_module(const sparse_matrix& matrix, const pipeline_options& options) {
   namespace fs = std::filesystem;
-  using clock = std::chrono::steady_clock;
   if (options.target.name.empty() || options.target.type.empty() || options.target.header.empty()) {
     throw engine_error(engine_error::kind::failed,
                        "the pipeline was given no generated engine (pipeline_options::target)");
   }
   const bool host = options.target.host;
-  const std::string& engine = options.target.name;
-  const std::string compiler = pipeline_compiler(options);
-  if (compiler.empty()) {
+  module_location m;
+  m.compiler = pipeline_compiler(options);
+  if (m.compiler.empty()) {
     throw engine_error(engine_error::kind::unavailable,
-                       host ? "engine '" + engine +
+                       host ? "engine '" + options.target.name +
                                   "' compiles a module for each matrix and needs a C++20 compiler, "
                                   "which was not found (put g++ on PATH or set SPARSEPERM_CXX)"
-                            : "engine '" + engine +
+                            : "engine '" + options.target.name +
                                   "' compiles a kernel for each matrix and needs nvcc, which was not "
                                   "found (put it on PATH or set SPARSEPERM_NVCC)");
   }
-  // Signals while this runs are recorded; a compile in progress is stopped, the build removed, and
-  // the signal raised again when this returns (module/process.cuh). Declared first: ends last.
-  const interrupt_scope interrupts;
   // What decides the binary besides the sources: the flags and the target (a GPU architecture, or
   // the CPU that -march=native describes).
   const std::string arch = options.arch.empty() ? "sm_90" : options.arch;
-  const std::vector<std::string> flags =
-      host ? std::vector<std::string>{"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared"}
-           : std::vector<std::string>{"-std=c++20", "-cubin", "-arch=" + arch};
-  const std::string target = host ? detail::cpu_identity() : arch;
+  m.flags = host ? std::vector<std::string>{"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared"}
+                 : std::vector<std::string>{"-std=c++20", "-cubin", "-arch=" + arch};
+  const std::string target = host ? cpu_identity() : arch;
+  // The entry depends on the matrix alone, not on what its file was called: one module for every
+  // name of a matrix, and no file name in generated code.
+  m.header = generate_matrix_header(matrix, "input", "the input matrix");
+  m.source = module_source(options.target, options.precision);
+  m.include_dir = find_include_dir(options.include_dir);
+  sha256 digest;
+  const std::string& version = once_per_process("version " + m.compiler, [&] { return compiler_version(m.compiler); });
+  const std::string& headers =
+      once_per_process("headers " + m.include_dir.string(), [&] { return headers_fingerprint(m.include_dir); });
+  for (const std::string& part : {m.header, m.source, m.compiler, version, target, headers}) {
+    digest.update(std::to_string(part.size()) + ":").update(part);
+  }
+  for (const std::string& flag : m.flags) digest.update(std::to_string(flag.size()) + ":").update(flag);
+  m.entry = options.target.name + "-" + hex_of(digest.finish(), 16);
+  m.root = open_private_root(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir);
+  m.key = cache_key(m.root);
+  m.directory = (m.root / m.entry).string();
+  m.path = (m.root / m.entry / "module.sealed").string();
+  return m;
+}
+
+}  // namespace detail
+
+// Whether the module of options.target for the matrix is in the cache and verifies: compile_module
+// would then compile nothing.
+inline bool module_is_cached(const sparse_matrix& matrix, const pipeline_options& options) {
+  const detail::module_location m = detail::locate_module(matrix, options);
+  return detail::unseal_module(m.key, m.entry, m.path).has_value();
+}
+
+// Steps 1 and 2: the module of options.target for the matrix, compiled or found in the cache.
+inline compiled_module compile_module(const sparse_matrix& matrix, const pipeline_options& options) {
+  namespace fs = std::filesystem;
+  using clock = std::chrono::steady_clock;
+  const bool host = options.target.host;
+  const std::string& engine = options.target.name;
+  // Signals while this runs are recorded; a compile in progress is stopped, the build removed, and
+  // the signal raised again when this returns (module/process.cuh). Declared first: ends last.
+  const interrupt_scope interrupts;
   const std::string module_name = host ? "module.so" : "module.cubin";
   const std::string source_name = host ? "module.cpp" : "module.cu";
 
   // 1. Code generation, and the cache entry's name.
   const auto start = clock::now();
-  const std::string header = generate_matrix_header(matrix, "input", source_name_of_matrix);
-  const std::string source = detail::module_source(options.target, options.precision);
-  const fs::path include_dir = detail::find_include_dir(options.include_dir);
-  detail::sha256 digest;
-  const std::string& version =
-      detail::once_per_process("version " + compiler, [&] { return detail::compiler_version(compiler); });
-  const std::string& headers = detail::once_per_process("headers " + include_dir.string(),
-                                                        [&] { return detail::headers_fingerprint(include_dir); });
-  for (const std::string& part : {header, source, compiler, version, target, headers}) {
-    digest.update(std::to_string(part.size()) + ":").update(part);
-  }
-  for (const std::string& flag : flags) digest.update(std::to_string(flag.size()) + ":").update(flag);
-  const std::string entry = engine + "-" + detail::hex_of(digest.finish(), 16);
-  const fs::path root =
-      detail::open_private_root(options.cache_dir.empty() ? detail::default_cache_dir() : options.cache_dir);
-  const std::string key = detail::cache_key(root);
+  const detail::module_location location = detail::locate_module(matrix, options);
+  const std::string& compiler = location.compiler;
+  const std::vector<std::string>& flags = location.flags;
+  const std::string& header = location.header;
+  const std::string& source = location.source;
+  const fs::path& include_dir = location.include_dir;
+  const fs::path& root = location.root;
+  const std::string& key = location.key;
+  const std::string& entry = location.entry;
   compiled_module result;
-  result.directory = (root / entry).string();
-  result.path = (root / entry / "module.sealed").string();
+  result.directory = location.directory;
+  result.path = location.path;
   const auto generated = clock::now();
   result.codegen_seconds = std::chrono::duration<double>(generated - start).count();
 
