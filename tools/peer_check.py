@@ -4,7 +4,7 @@ Piquasso (pip install piquasso).
 
 usage: tools/peer_check.py SPARSEPERM [--peer thewalrus] [--sizes 2-20] [--per-size 3] [--seed 1]
                            [--engine auto] [--density 1] [--repeated] [--twice K]
-                           [--values complex|real] [--warm]
+                           [--values complex|real] [--warm ENGINE]
 
 Random complex matrices (parts uniform in [-1, 1)), or real ones with --values real, of every size in the range are written as
 Matrix Market files and computed by `SPARSEPERM compute --json`; the peer computes them too
@@ -15,10 +15,10 @@ slack covers its rounding). With --repeated the rows and columns get random mult
 (two photons in each mode). thewalrus gets the expanded matrix; Piquasso takes the multiplicities
 itself. --density below 1 keeps each entry with that probability (sparse matrices, a full
 diagonal). Prints one line per matrix with both times (sparseperm's compute seconds; the peer's
-wall seconds) and a summary; exit code 1 when any pair disagrees. With --warm sparseperm computes each
-matrix once before the timed run (a generated engine's module is then in the cache) and the line
-shows its total seconds too; the peer is called once on a small matrix first (thewalrus compiles its
-code on the first call).
+wall seconds) and a summary; exit code 1 when any pair disagrees. With --warm ENGINE sparseperm
+computes each matrix once with ENGINE before the timed run (cpu-cached: its module is then in the
+cache, where `auto` finds it) and the line shows its total seconds too; the peer is called once on a
+small matrix first (thewalrus compiles its code on the first call).
 """
 import argparse
 import json
@@ -56,7 +56,7 @@ def main():
     parser.add_argument("--twice", action="store_true")
     parser.add_argument("--peer", choices=["thewalrus", "piquasso"], default="thewalrus")
     parser.add_argument("--values", choices=["complex", "real"], default="complex")
-    parser.add_argument("--warm", action="store_true")
+    parser.add_argument("--warm", metavar="ENGINE")
     args = parser.parse_args()
     if args.peer == "thewalrus":
         try:
@@ -106,7 +106,8 @@ def main():
                     command += ["--row-multiplicities", ",".join(map(str, rows)),
                                 "--column-multiplicities", ",".join(map(str, columns))]
                 if args.warm:
-                    subprocess.run(command, capture_output=True, text=True)
+                    warm = command[:command.index("--engine") + 1] + [args.warm] + command[command.index("--engine") + 2:]
+                    subprocess.run(warm, capture_output=True, text=True)
                 out = subprocess.run(command, capture_output=True, text=True)
                 if out.returncode != 0:
                     print(f"n={n}: sparseperm failed: {out.stderr.strip()}")

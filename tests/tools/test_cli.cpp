@@ -266,6 +266,72 @@ TEST_CASE("auto: a cached cpu-cached module is planned without its compile") {
   MESSAGE("inspect before: " << before << "\ninspect after:  " << after);
 }
 
+// A 0/1 pattern matrix from a predicate on (row, column), 1-based.
+template <class Entry>
+std::string pattern_matrix(int n, Entry entry) {
+  std::string entries;
+  int count = 0;
+  for (int i = 1; i <= n; ++i) {
+    for (int j = 1; j <= n; ++j) {
+      if (entry(i, j)) {
+        entries += std::to_string(i) + " " + std::to_string(j) + "\n";
+        ++count;
+      }
+    }
+  }
+  return "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " + std::to_string(n) + " " +
+         std::to_string(count) + "\n" + entries;
+}
+
+// cpu-cached skips the blocks whose top cached product is exactly zero (a row of x is 0, frequent on
+// 0/1 matrices): exact counts equal dp's and cpu-sparse's on matrices where that fires often (bands,
+// grids, a checkerboard, rows of degree 1) and on one where x is never 0 (odd row sums);
+// floating runs within their bounds.
+TEST_CASE("cpu-cached: zero-skipping blocks keep exact counts exact") {
+  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
+  const auto compute = [&](const std::string& file, const std::string& engine, const std::string& precision) {
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine +
+                                     " --precision " + precision + " --json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  // the 6 x 6 board's domino tilings: black cells against white ones (6728)
+  const auto grid = [](int i, int j) {
+    const int black = i - 1, white = j - 1;  // cells numbered row by row, black ones (r + c even) first
+    const auto cell = [](int k, bool odd) {
+      const int r = (2 * k) / 6;
+      return std::pair{r, 2 * k % 6 + ((r % 2 == 1) != odd ? 1 : 0)};
+    };
+    const auto [br, bc] = cell(black, false);
+    const auto [wr, wc] = cell(white, true);
+    return std::abs(br - wr) + std::abs(bc - wc) == 1;
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"band26.mtx", pattern_matrix(26, [](int i, int j) { return std::abs(i - j) <= 2; })},
+      {"band28.mtx", pattern_matrix(28, [](int i, int j) { return j - i >= -1 && j - i <= 3; })},
+      {"domino6.mtx", pattern_matrix(18, grid)},
+      {"low_degree24.mtx",
+       pattern_matrix(24, [](int i, int j) { return i == j || (i % 3 != 0 && (i * 7 + j * 5) % 6 == 0); })},
+      {"checkerboard21.mtx", pattern_matrix(21, [](int i, int j) { return (i + j) % 2 == 0; })},  // 11!·10!
+      {"ones21.mtx", ones_matrix(21)},  // odd row sums: no row of x is ever 0, nothing is skipped
+  };
+  for (const auto& [name, text] : cases) {
+    CAPTURE(name);
+    const std::string file = write_file(name, text);
+    const json::value reference = compute(file, "dp", "exact");
+    const json::value cached = compute(file, "cpu-cached", "exact");
+    const json::value sparse = compute(file, "cpu-sparse", "exact");
+    CHECK(cached["exact"].as_bool());
+    CHECK(cached["permanent"].as_string() == reference["permanent"].as_string());
+    CHECK(sparse["permanent"].as_string() == reference["permanent"].as_string());
+    const json::value floating = compute(file, "cpu-cached", "double");
+    const double exact = std::stod(reference["permanent"].as_string());
+    CHECK(std::fabs(floating["value"].as_number() - exact) <= floating["error_bound"].as_number() + 1e-9 * exact);
+    if (name == "domino6.mtx") CHECK(cached["permanent"].as_string() == "6728");
+    MESSAGE(name << ": " << reference["permanent"].as_string());
+  }
+}
+
 // --precision: exact beyond 128 bits (residues and the CRT) on cpu-sparse and cpu-cached, refusals
 // naming the file, usage errors.
 TEST_CASE("--precision exact, double and compensated") {

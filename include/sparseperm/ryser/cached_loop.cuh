@@ -8,6 +8,9 @@
 //                     direction is the parity of q; fully unrolled: no switch, no ctz, no branch.
 //                     Flip column j, then Q_j = Q_{j+1}·Π x[r(j), r(j+1)), .., Q_0: r(j+1) products
 //   term of a step  Q_0 = Π x,  sign (−1)^s
+//   zero blocks     Q_b exactly 0 (0/1 matrices: some row of x at or above r(b) is 0): every term of
+//                   the block is 0; only column b − 1's net flip is applied (skip_block). On the GPU
+//                   where the whole warp agrees (all_in_warp)
 //
 //   exact mode    residues (modular.cuh): the levels below c are exact FP64 integers e_j shared by
 //                 the primes, and each sub-block of 2^c steps adds Q_c·(Σ ±e_0 mod p) per prime
@@ -103,6 +106,33 @@ namespace detail {
 
 template <class Plan>
 using register_x = typename Plan::value[Plan::k > 0 ? Plan::k : 1];
+
+// Whether `p` holds for every thread of the warp (on the host: p): a branch the warp takes together.
+// The cached loops' warps run their blocks in lock-step (aligned chunks of equal size).
+SPARSEPERM_HOST_DEVICE inline bool all_in_warp(bool p) {
+#if defined(__CUDA_ARCH__)
+  return __all_sync(__activemask(), p);
+#else
+  return p;
+#endif
+}
+
+// Whether a product is exactly zero (residues: zero mod every prime).
+SPARSEPERM_HOST_DEVICE inline bool is_zero_product(double p) { return p == 0; }
+#if SPARSEPERM_HAS_INT128
+SPARSEPERM_HOST_DEVICE inline bool is_zero_product(__int128 p) { return p == 0; }
+#endif
+template <class T>
+SPARSEPERM_HOST_DEVICE bool is_zero_product(const complex_number<T>& p) {
+  return p.re == 0 && p.im == 0;
+}
+template <int K>
+SPARSEPERM_HOST_DEVICE bool is_zero_product(const residues<K>& p) {
+  bool zero = true;
+  SPARSEPERM_UNROLL
+  for (int k = 0; k < K; ++k) zero = zero && p.r[k] == 0;
+  return zero;
+}
 
 // The exact levels' doubles of residue arithmetic (e[j] = Π x[r(j), r(c)), j < c); unused otherwise.
 template <class Plan>
@@ -299,6 +329,15 @@ struct cached_agent {
     }
   }
 
+  // A block whose top level Q_b is exactly zero: every one of its terms is Q_b times rows that do not
+  // change in it, so all are zero, and the block only moves x on. Its flips cancel but for column
+  // b − 1's (step B/2), which is all it applies; the levels are stale until the next run-time step
+  // rebuilds them. Exact in every arithmetic (residues: Q_b ≡ 0 mod every prime makes every term so),
+  // and the sums and magnitudes are those of the full block. 0/1 matrices: a row of x is often 0.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void skip_block(bool odd_block) {
+    if constexpr (b >= 1) static_flip<Plan, b, (1 << (b - 1))>(reg, odd_block);
+  }
+
   // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
   SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void runtime_step(int j, bool inclusion, bool odd) {
     const plan_sign<Plan> sign = inclusion ? 1 : -1;
@@ -313,7 +352,14 @@ struct cached_agent {
     start_split_state<Plan>(reg, gx, stride, first);
     rebuild_all_levels(stride);
     for_each_gray_block<b>(
-        first, end, [&](bool odd_block) { block(odd_block); },
+        first, end,
+        [&](bool odd_block) {
+          if (all_in_warp(is_zero_product(q[b]))) {
+            skip_block(odd_block);
+          } else {
+            block(odd_block);
+          }
+        },
         [&](int j, bool inclusion, bool odd) { runtime_step(j, inclusion, odd); });
   }
 };
