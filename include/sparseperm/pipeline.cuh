@@ -83,11 +83,11 @@ inline void set_device_arch(pipeline_options& pipeline, const compute_options& o
 #endif
 
 // Whether the engine's module for the matrix is in the cache: the module run_generated_engine would
-// load, so the planner charges no compile for it. Anything that keeps the engine from running here
-// answers no (the planner has said why already).
+// load, so the planner charges no compile for it. The planner asks only for engines it found
+// available (generated_engine_unavailable); anything else that keeps the module from being found
+// here (no compiler, no device, an unusable cache folder) answers no.
 inline bool generated_module_cached(const engine_description& engine, const sparse_matrix& matrix,
                                     const compute_options& options) {
-  if (generated_engine_unavailable(engine, options)) return false;
   try {
     pipeline_options pipeline = pipeline_for(engine, options);
 #if defined(__CUDACC__)
