@@ -123,8 +123,20 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block)
       e.why = *why;
     } else if (const auto uncertified = engine->rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
       e.why = *uncertified;
+    } else if (const auto inexact = block.options.precision == precision::exact
+                                        ? exact_refusal(block.matrix, engine->name, engine->exact)
+                                        : std::nullopt) {
+      e.why = *inexact;
     } else {
-      engine->estimate(block, e);
+      engine->estimate(block, e);  // in double
+      // a Ryser engine's time in the arithmetic it would run: exactness has its price
+      if (e.seconds && engine->exact == exact_reach::within_128_bits_or_residues) {
+        const arithmetic_site site = engine->site();
+        const exact_candidates candidates = exact_candidates_of(block.matrix, is_runtime(site));
+        e.arithmetic = choose_ryser_arithmetic(block.matrix, block.options.precision, engine->name, site);
+        if (is_exact(e.arithmetic->kind)) e.arithmetic_why = exact_choice_reason(candidates, site);
+        *e.seconds *= relative_time(*e.arithmetic, site);
+      }
       // a generated engine compiles its module first, unless the cache holds it
       if (e.seconds && engine->generated()) {
         e.module_cached = module_in_cache(*engine, block.matrix, block.options);

@@ -2,8 +2,9 @@
 //
 //   make_random_matrices OUTPUT_DIR PARTS
 //
-// OUTPUT_DIR/random_matrices_K.cuh (K < PARTS) each hold a share of 120 matrices (n = 1..24; 0/1,
-// small-integer and uniform reals; signed reals with n = 2..14; singular ones included) and a function
+// OUTPUT_DIR/random_matrices_K.cuh (K < PARTS) each hold a share of 128 matrices (n = 1..24; 0/1,
+// small-integer and uniform reals; signed reals with n = 2..14; singular ones included; 8 wide
+// integer ones, n = 2..4, whose rows sum beyond 2^24) and a function
 // for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M;
 // OUTPUT_DIR/random_complex_matrices_K.cuh (K < 4) likewise 112 complex ones (for_each_complex_matrix_K).
 #include <sparseperm/module/codegen.cuh>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include "../host/test_support.hpp"
+
+// How many wide-integer matrices random_matrices_{0..PARTS-1}.cuh hold between them (PARTS of 4: two a part).
+constexpr int wide_matrix_count = 8;
 
 // How many complex matrices random_complex_matrices_{0..3}.cuh hold between them.
 constexpr int complex_matrix_count = 112;
@@ -40,6 +44,26 @@ int main(int argc, char** argv) {
         test_support::random_matrix(stream, n, density, m >= 96 ? sparseperm::value_kind::uniform : kind, signed_reals);
     char name[16];
     std::snprintf(name, sizeof name, "r%03d", m);
+    const int part = m % parts;
+    headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
+    lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+  }
+  // Wide integers: entries ±[2^24, 2^25] (rows beyond residues' 2^24), n = 2..4 (within 128 bits),
+  // so the default runs 128-bit integers there; two a part.
+  sparseperm::random_stream wide_stream(20261125);
+  for (int m = 0; m < wide_matrix_count; ++m) {
+    const int n = 2 + m % 3;
+    std::vector<sparseperm::matrix_entry> entries;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (i != j && wide_stream.uniform() >= 0.6) continue;  // the diagonal: a perfect matching
+        const double magnitude = 16777216.0 + static_cast<double>(wide_stream.below(16777217));
+        entries.push_back({i, j, wide_stream.uniform() < 0.3 ? -magnitude : magnitude});
+      }
+    }
+    const sparseperm::sparse_matrix matrix = sparseperm::sparse_matrix::from_entries(n, std::move(entries));
+    char name[16];
+    std::snprintf(name, sizeof name, "w%03d", m);
     const int part = m % parts;
     headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
     lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";

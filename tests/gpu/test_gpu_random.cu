@@ -15,6 +15,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "../host/test_support.hpp"
 
@@ -26,14 +27,16 @@ namespace {
 
 int bounds_checked = 0;
 int residues_checked = 0;
+int int128_checked = 0;  // integer matrices the default runs in 128-bit integers (rows beyond 2^24)
 
-// exact: the rational permanent where n ≤ 16 (test_support::exact_permanent), for the error bounds.
+// exact: the rational permanent where n ≤ 16 (test_support::exact_permanent), for the error bounds;
+// integers: an integer matrix's permanent (the reference's, or dp's beyond 128 bits).
 void check_close(const sp::permanent_result& r, const sp::permanent_result& reference, const sp::sparse_matrix& m,
-                 const std::optional<test_support::dyadic>& exact) {
+                 const std::optional<test_support::dyadic>& exact, const std::optional<std::string>& integers) {
   CAPTURE(r.engine);
   CAPTURE(r.plan);
   if (r.exact) {
-    CHECK(r.permanent == (reference.exact ? reference.permanent : "0"));  // singular reals: an exact 0
+    CHECK(r.permanent == integers.value_or("0"));  // singular reals: an exact 0
     return;
   }
   bool positive = true;
@@ -62,18 +65,27 @@ struct check_matrix {
     CAPTURE(m.n());
     std::optional<test_support::dyadic> exact;
     if (!reference.exact && m.n() <= 16) exact = test_support::exact_permanent(m);
-    check_close(sp::permanent<M, sp::engines::gpu_purereg>(), reference, m, exact);
-    check_close(sp::permanent<M, sp::engines::gpu_hybrid>(), reference, m, exact);
-    check_close(sp::permanent<M, sp::engines::gpu_cached>(), reference, m, exact);
-    check_close(sp::permanent_gpu_sparse(m), reference, m, exact);
+    std::optional<std::string> integers;
+    if (m.has_integer_values()) integers = (reference.exact ? reference : sp::permanent_dp(m, 2)).permanent;
+    check_close(sp::permanent<M, sp::engines::gpu_purereg>(), reference, m, exact, integers);
+    check_close(sp::permanent<M, sp::engines::gpu_hybrid>(), reference, m, exact, integers);
+    check_close(sp::permanent<M, sp::engines::gpu_cached>(), reference, m, exact, integers);
+    check_close(sp::permanent_gpu_sparse(m), reference, m, exact, integers);
     // plain double sums too (the default for real matrices is compensated)
     if (!m.has_integer_values()) {
-      check_close(sp::permanent<M, sp::engines::gpu_cached, sp::precision::double_sums>(), reference, m, exact);
-      check_close(sp::permanent_gpu_sparse(m, {.precision = sp::precision::double_sums}), reference, m, exact);
+      check_close(sp::permanent<M, sp::engines::gpu_cached, sp::precision::double_sums>(), reference, m, exact,
+                  integers);
+      check_close(sp::permanent_gpu_sparse(m, {.precision = sp::precision::double_sums}), reference, m, exact,
+                  integers);
     }
-    // Integer matrices are exact on every GPU engine.
-    if (m.has_integer_values())
-      CHECK(sp::permanent<M, sp::engines::gpu_hybrid>().exact == sp::fits_exact_arithmetic<M>());
+    // Integer matrices are exact by default on every GPU engine wherever an exact arithmetic holds
+    // them (the wide ones in 128-bit integers, the others in residues).
+    if (m.has_integer_values()) {
+      const bool exact_by_default = !std::is_void_v<sp::exact_arithmetic_of<M>>;
+      CHECK(sp::permanent<M, sp::engines::gpu_hybrid>().exact == exact_by_default);
+      CHECK(sp::permanent_gpu_sparse(m).exact == exact_by_default);
+      if (exact_by_default && !sp::fits_residue_arithmetic<M>()) ++int128_checked;
+    }
     // --precision exact: residues modulo primes on the generated engines (gpu-cached's exact levels
     // and sub-blocks, the others' exact runs of rows), against the reference's integers
     if constexpr (sp::fits_residue_arithmetic<M>()) {
@@ -98,7 +110,9 @@ TEST_CASE("gpu-purereg, gpu-hybrid, gpu-cached and gpu-sparse agree with the ref
   int count = 0;
   FOR_EACH_RANDOM_MATRIX(check_matrix{count});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " matrices x 4 GPU engines; " << bounds_checked
-                  << " error bounds checked; " << residues_checked << " exact results in residues");
+                  << " error bounds checked; " << residues_checked << " exact results in residues; " << int128_checked
+                  << " wide-integer matrices in 128-bit integers by default");
   CHECK(residues_checked >= 30);
-  CHECK(count == 30);
+  CHECK(int128_checked == 2);
+  CHECK(count == 32);
 }

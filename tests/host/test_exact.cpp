@@ -184,9 +184,14 @@ TEST_CASE("known counts beyond 128 bits, exactly: n!, derangements, menage numbe
     CHECK(r.permanent == c.value);
     if (c.matrix.n() >= 22) CHECK(r.plan.find("residues") != std::string::npos);  // beyond the 128-bit bound
   }
-  // The default keeps double where 128 bits do not provably suffice, and says so.
+  // The default is exact too, in the cheapest exact arithmetic that holds the matrix (residues
+  // beyond 128 bits), and keeps compensated double only where none does (rows summing beyond 2^24).
   const auto d = sp::permanent_cpu_sparse(test_support::dense_matrix(24, 1.0), {.threads = 2});
-  CHECK_FALSE(d.exact);
+  CHECK(d.exact);
+  CHECK(d.permanent == factorial(24).to_decimal());
+  CHECK(d.plan.find("residues") != std::string::npos);
+  const auto wide = sp::permanent_cpu_sparse(test_support::dense_matrix(24, 8388608.0), {.threads = 2});
+  CHECK_FALSE(wide.exact);
 }
 
 TEST_CASE("residues agree with dp's wide integers on random integer matrices beyond 128 bits") {

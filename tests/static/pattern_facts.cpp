@@ -57,7 +57,8 @@ static_assert(sp::structural_rank(sp::constants_of<real_path>.masks()) == 4);
 using double_plan = sp::purereg_plan<two_by_two, sp::double_arithmetic>;
 static_assert(double_plan::data.x0[0] == 0.5 && double_plan::data.x0[1] == 0.5 && double_plan::start_term == 0.25);
 static_assert(sp::fits_exact_arithmetic<two_by_two>() && !sp::fits_exact_arithmetic<real_path>());
-static_assert(std::is_same_v<sp::automatic_arithmetic<two_by_two>, sp::exact_arithmetic>);
+// the default: the cheapest exact arithmetic for integer matrices (residues first), double otherwise
+static_assert(std::is_same_v<sp::automatic_arithmetic<two_by_two>, sp::residue_arithmetic<1>>);
 static_assert(std::is_same_v<sp::automatic_arithmetic<real_path>, sp::double_arithmetic>);
 using exact_plan = sp::purereg_plan<two_by_two, sp::exact_arithmetic>;
 static_assert(exact_plan::data.x0[0] == 1 && exact_plan::data.x0[1] == 1 && exact_plan::data.values[0] == 2);

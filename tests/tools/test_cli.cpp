@@ -375,6 +375,57 @@ TEST_CASE("--precision exact, double and compensated") {
   CHECK(bad.err.find("unknown precision 'quad'") != std::string::npos);
 }
 
+// The default precision: integer matrices exact on every engine that can hold them, in the cheapest
+// exact arithmetic of its site (cpu-sparse: 128-bit integers where they hold, the generated engines:
+// residues), compensated double where no exact arithmetic holds; inspect says which and why.
+TEST_CASE("the default is exact on integer matrices, in each engine's cheapest exact arithmetic") {
+  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
+  const auto compute = [&](const std::string& file, const std::string& engine) {
+    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  const std::string ones = write_file("ones24.mtx", ones_matrix(24));         // 24!, beyond the 128-bit bound
+  const std::string small = write_file("distinct9.mtx", distinct_matrix(9));  // within it
+  const json::value small_reference = compute(small, "reference");
+  REQUIRE(small_reference["exact"].as_bool());
+  for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "glynn", "auto"}) {
+    CAPTURE(engine);
+    const json::value big = compute(ones, engine);
+    CHECK(big["exact"].as_bool());
+    CHECK(big["permanent"].as_string() == "620448401733239439360000");
+    const json::value v = compute(small, engine);
+    CHECK(v["exact"].as_bool());
+    CHECK(v["permanent"].as_string() == small_reference["permanent"].as_string());
+    if (std::string(engine) == "cpu-sparse") {
+      CHECK(big["plan"].as_string().find("residues modulo 4 primes") != std::string::npos);
+      CHECK(v["plan"].as_string().find("128-bit") != std::string::npos);
+    }
+    if (std::string(engine) == "cpu-cached") {
+      CHECK(big["plan"].as_string().find("residues modulo 4 primes") != std::string::npos);
+      CHECK(v["plan"].as_string().find("residues modulo") != std::string::npos);
+    }
+  }
+  // rows summing beyond 2^24 and a bound beyond 128 bits: no exact Ryser arithmetic, a bound instead
+  std::string wide = "%%MatrixMarket matrix array integer general\n20 20\n";
+  for (int k = 0; k < 400; ++k) wide += std::to_string(8388608 + k) + "\n";
+  const json::value floating = compute(write_file("wide20.mtx", wide), "cpu-sparse");
+  CHECK_FALSE(floating["exact"].as_bool());
+  CHECK(floating["error_bound"].is_number());
+  // inspect: the arithmetic of every Ryser estimate, and why the chosen engine's (a 0/1 matrix of
+  // n = 26, p = 0.5, which a Ryser engine runs: 128 bits hold it, residues need 3 primes)
+  const std::string graph = (cli_test::scratch_dir() / "o26.mtx").string();
+  REQUIRE(run("generate --n 26 --density 0.5 --values ones --seed 3 -o " + graph).code == 0);
+  const auto inspect = cli_test::run_raw(cache + "CUDA_VISIBLE_DEVICES= " + SPARSEPERM_CLI + " inspect " + graph);
+  REQUIRE(inspect.code == 0);
+  CHECK(std::regex_search(inspect.out, std::regex(R"(cpu-cached +[0-9.e+-]+ s +exact, residues modulo 3 primes)")));
+  CHECK(std::regex_search(inspect.out, std::regex(R"(cpu-sparse +[0-9.e+-]+ s +exact, 128-bit integers)")));
+  CHECK(std::regex_search(
+      inspect.out,
+      std::regex(
+          R"(<- chosen\n +\(exact arithmetic: (128-bit integers|residues modulo 3 primes) \([0-9.]+x double\); )")));
+}
+
 TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheapest") {
   // n = 28, p = 0.5: a frontier too wide for dp, 2^27 Ryser steps; the GPU hidden, one thread (with
   // many cores cpu-sparse finishes before a module compiles, and the planner knows it)

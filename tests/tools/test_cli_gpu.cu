@@ -45,8 +45,9 @@ TEST_CASE("the pipeline compiles a kernel once per matrix and reuses it") {
 }
 
 // --precision exact beyond 128 bits on every GPU engine: n = 24 all-ones (24!) and derangements,
-// in residues modulo 4 primes, against the known counts.
-TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
+// in residues modulo 4 primes, against the known counts; the default precision alike (integer
+// matrices are exact by default, in the cheapest exact arithmetic).
+TEST_CASE("every GPU engine computes exactly beyond 128 bits, by default too") {
   const std::string cache = (cli_test::scratch_dir() / "cache").string();
   std::string ones = "%%MatrixMarket matrix coordinate pattern general\n24 24 576\n",
               derangements = "%%MatrixMarket matrix coordinate pattern general\n24 24 552\n";
@@ -61,17 +62,19 @@ TEST_CASE("every GPU engine computes exactly beyond 128 bits") {
   } cases[] = {{cli_test::write_file("x_ones24.mtx", ones), "620448401733239439360000"},
                {cli_test::write_file("x_der24.mtx", derangements), "228250211305338670494289"}};
   for (const auto& c : cases) {
-    for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
-      CAPTURE(engine);
-      CAPTURE(c.file);
-      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + c.file +
-                                       " --engine " + engine + " --precision exact --json");
-      REQUIRE(r.code == 0);
-      const json::value v = json::parse(r.out);
-      CHECK(v["exact"].as_bool());
-      CHECK(v["permanent"].as_string() == c.value);
-      CHECK(v["plan"].as_string().find("residues modulo") != std::string::npos);
-    }
+    for (const char* precision : {" --precision exact", ""})
+      for (const char* engine : {"gpu-sparse", "gpu-cached", "gpu-hybrid", "gpu-purereg"}) {
+        CAPTURE(engine);
+        CAPTURE(c.file);
+        CAPTURE(precision);
+        const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + c.file +
+                                         " --engine " + engine + precision + " --json");
+        REQUIRE(r.code == 0);
+        const json::value v = json::parse(r.out);
+        CHECK(v["exact"].as_bool());
+        CHECK(v["permanent"].as_string() == c.value);
+        CHECK(v["plan"].as_string().find("residues modulo") != std::string::npos);
+      }
   }
 }
 

@@ -76,9 +76,9 @@ inline int run_inspect(int argc, char** argv) {
   if (file.stored_zeros) std::printf(", %lld stored zeros dropped", static_cast<long long>(file.stored_zeros));
   std::printf("\nvalues           %s\n",
               m.is_complex()
-                  ? (m.has_integer_values() ? "Gaussian integers (exact arithmetic where 128 bits provably suffice)"
+                  ? (m.has_integer_values() ? "Gaussian integers (exact by default where 128 bits provably suffice)"
                                             : "complex (double precision real and imaginary parts)")
-              : m.has_integer_values() ? "integers (exact arithmetic where 128 bits provably suffice)"
+              : m.has_integer_values() ? "integers (exact by default, in the cheapest exact arithmetic that holds them)"
                                        : "real (double precision)");
   const auto rows = detail::summarize(n, [&](int i) { return m.row_degree(i); });
   const auto columns = detail::summarize(n, [&](int j) { return m.column_degree(j); });
@@ -209,13 +209,17 @@ inline int run_inspect(int argc, char** argv) {
           const std::string name(e.engine->name);
           if (e.seconds) {
             std::string notes;
-            if (e.memory_bytes > 0) notes += "memory " + format_bytes(e.memory_bytes);
+            if (e.arithmetic) notes += arithmetic_words(*e.arithmetic);
+            if (e.memory_bytes > 0)
+              notes += std::string(notes.empty() ? "" : ", ") + "memory " + format_bytes(e.memory_bytes);
             if (e.engine->generated()) {
               notes += std::string(notes.empty() ? "" : ", ") +
                        (e.module_cached ? "module in the cache" : "with its compile");
             }
             std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(), notes.c_str(),
                         e.engine == b.engine ? "   <- chosen" : "");
+            if (e.engine == b.engine && !e.arithmetic_why.empty())
+              std::printf("    %-12s %-22s(exact arithmetic: %s)\n", "", "", e.arithmetic_why.c_str());
           } else {
             std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());
           }

@@ -166,7 +166,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 
   detail::host_chunking chunking;
   std::string arithmetic;
-  const arithmetic_choice choice = detail::choose_ryser_arithmetic(matrix, options.precision, result.engine);
+  const arithmetic_choice choice =
+      detail::choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
   if (matrix.is_complex()) {
     detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
       using X = typename Arith::value;

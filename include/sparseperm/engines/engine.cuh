@@ -67,6 +67,8 @@ struct engine_estimate {
   double memory_bytes = 0;        // what it would hold, where that matters
   std::string why;
   bool module_cached = false;  // a generated engine whose module for this block is in the cache: no compile
+  std::optional<arithmetic_choice> arithmetic;  // a Ryser engine: what it would run (priced in `seconds`)
+  std::string arithmetic_why;                   // and why that exact arithmetic, where it is one
 };
 
 struct planner_block {
@@ -144,6 +146,11 @@ struct engine_description {
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
+  // where its arithmetic runs, for the prices of exactness (numeric/arithmetic.cuh)
+  arithmetic_site site() const {
+    return on_gpu() ? (generated() ? arithmetic_site::gpu_generated : arithmetic_site::gpu_runtime)
+                    : (generated() ? arithmetic_site::host_generated : arithmetic_site::host_runtime);
+  }
   bool planned() const { return estimate != nullptr; }
   module_target target() const {
     return {std::string(name), placement == engine_placement::host_generated, std::string(module_type),

@@ -166,8 +166,8 @@ inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const 
     set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
-    const arithmetic_choice choice =
-        detail::choose_ryser_arithmetic(matrix, options.precision, engines::gpu_sparse::name, true);
+    const arithmetic_choice choice = detail::choose_ryser_arithmetic(
+        matrix, options.precision, engines::gpu_sparse::name, arithmetic_site::gpu_runtime);
     if (matrix.is_complex()) {
       result = detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
         return detail::run_gpu_sparse<typename Arith::value, Sum, detail::plain_product>(matrix, column_order, options,

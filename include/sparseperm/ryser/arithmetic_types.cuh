@@ -4,9 +4,9 @@
 // per-thread accumulator (numeric/accumulators.cuh), both ways between them and the enum.
 //
 //   generated_arithmetic<M, P>        a generated engine's arithmetic for a matrix type and a precision:
-//                                     automatic: exact 128-bit integers where the bound fits, else double;
-//                                     double/compensated: double; exact: residues modulo enough primes
-//                                     where they hold the matrix, else 128 bits
+//                                     automatic: an integer matrix's cheapest exact arithmetic (as
+//                                     exact), else double; double/compensated: double; exact: residues
+//                                     modulo enough primes where they hold the matrix, else 128 bits
 //   sum_of<Arith, A, SplitSigns>      exact_sum, residue_sum<K>, or for doubles plain (double_sums) or
 //                                     TwoSum (compensated) sums, split by sign into two chains where asked
 //                                     (cpu-cached: two dependency chains on a CPU); complex_sum of those

@@ -4,10 +4,13 @@
 //
 //   exact_refusal(matrix, e, reach) why engine `e` cannot keep `--precision exact` (non-integer
 //                                   values, entries beyond what it holds exactly), or nothing
-//   choose_ryser_arithmetic         double (plain or compensated sums), 128-bit integers, or
-//                                   residues modulo K primes (K from the proven bound)
-//                                   (prime counts rounded up to runtime_prime_counts; visit the
-//                                   choice with visit_arithmetic: ryser/arithmetic_types.cuh)
+//   exact_candidates_of             the exact arithmetics that hold a matrix: 128 bits, K primes
+//   choose_ryser_arithmetic         double (plain or compensated sums), or the cheapest exact
+//                                   arithmetic at the engine's site (numeric/arithmetic.cuh's
+//                                   prices): 128-bit integers or residues modulo K primes (K from
+//                                   the proven bound, rounded up to runtime_prime_counts in the
+//                                   run-time engines; visit the choice with visit_arithmetic:
+//                                   ryser/arithmetic_types.cuh)
 //   row_grids_of<T>(matrix)         the row grids floating runs round the values to, and what that
 //                                   changes (numeric/error_bound.cuh); for complex matrices both
 //                                   parts, on a grid sized by the row's Σ (|re| + |im|)
@@ -215,12 +218,28 @@ inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std
 // The prime counts a run-time Ryser engine is compiled for: five instantiations instead of sixteen.
 using runtime_prime_counts = std::integer_sequence<int, 1, 2, 4, 8, 16>;
 
-// The arithmetic a run-time Ryser engine runs for `matrix` and precision p (primes rounded up to
-// runtime_prime_counts). prefer_residues: on the GPU residues beat 128-bit integers even where those
-// fit (ryser_plan.cuh).
+// The exact arithmetics that hold `matrix` (none for non-integer values; residues are real). A
+// run-time engine rounds the primes up to runtime_prime_counts.
+inline exact_candidates exact_candidates_of(const sparse_matrix& matrix, bool runtime_primes) {
+  exact_candidates c;
+  if (!matrix.has_integer_values() || matrix.n() == 0) return c;
+  c.int128 = fits_int128(matrix, matrix.n() - 1);
+  if (fits_residues(matrix)) {
+    c.primes = primes_for_bits(permanent_bound_bits(matrix));
+    if (runtime_primes) {
+      int primes = 1;
+      while (primes < c.primes) primes *= 2;
+      c.primes = std::min(primes, modular_prime_count);
+    }
+  }
+  return c;
+}
+
+// What precision p runs for `matrix` at a site: double or compensated sums as asked; exact in the
+// cheapest exact arithmetic that holds it (refused where none does); the default: that exact
+// arithmetic for an integer matrix, compensated sums for the others and where none holds.
 inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, std::string_view engine,
-                                                 bool prefer_residues = false) {
-  const bool int128 = fits_int128(matrix, matrix.n() - 1);
+                                                 arithmetic_site site) {
   switch (p) {
     case precision::double_sums:
       return {arithmetic::double_sums};
@@ -230,14 +249,10 @@ inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, pr
       if (const auto why = exact_refusal(matrix, engine, exact_reach::within_128_bits_or_residues)) {
         throw engine_error(engine_error::kind::refused, *why);
       }
-      if (int128 && !(prefer_residues && fits_residues(matrix))) return {arithmetic::exact128};
-      const int needed = primes_for_bits(permanent_bound_bits(matrix));
-      int primes = 1;
-      while (primes < needed) primes *= 2;
-      return {arithmetic::residues, std::min(primes, modular_prime_count)};
+      return *cheapest_exact(exact_candidates_of(matrix, is_runtime(site)), site);
     }
     default:
-      return {int128 ? arithmetic::exact128 : arithmetic::compensated};
+      return cheapest_exact(exact_candidates_of(matrix, is_runtime(site)), site).value_or(arithmetic_choice{});
   }
 }
 

@@ -423,27 +423,20 @@ constexpr bool fits_residue_arithmetic() {
   return detail::residues_hold(row_sums, M::pattern::n, permanent_bound_bits_of<M>());
 }
 
-// Exact 128-bit integers where the matrix is integer and the bound fits, double otherwise; the
-// complex counterparts for a complex matrix.
+// Double, or complex doubles for a complex matrix: what a generated engine runs without exactness.
 template <CompileTimeMatrix M>
 using floating_arithmetic_of = std::conditional_t<is_complex_matrix<M>, complex_double_arithmetic, double_arithmetic>;
 
 #if SPARSEPERM_HAS_INT128
 template <CompileTimeMatrix M>
 using integer_arithmetic_of = std::conditional_t<is_complex_matrix<M>, gaussian_exact_arithmetic, exact_arithmetic>;
-
-template <CompileTimeMatrix M>
-using automatic_arithmetic =
-    std::conditional_t<fits_exact_arithmetic<M>(), integer_arithmetic_of<M>, floating_arithmetic_of<M>>;
-#else
-template <CompileTimeMatrix M>
-using automatic_arithmetic = floating_arithmetic_of<M>;
 #endif
 
-// What --precision exact runs in a generated engine: residues modulo enough primes where they hold
-// the matrix, else 128-bit integers where they fit (measured on the H100, gpu-cached n = 40, p = 0.1:
-// 128-bit integers 24x the time of double, their products being many integer instructions; two
-// primes' residues four FP64 operations each); void for a matrix neither holds, which callers refuse.
+// What --precision exact runs in a generated engine, the cheapest exact arithmetic that holds the
+// matrix (numeric/arithmetic.cuh's prices, which put residues first at every prime count where 128
+// bits hold a matrix: gpu-cached 0/1 n = 40, p = 0.1, 128-bit integers 19x the time of double, two
+// primes' residues 0.98x): residues modulo enough primes where they hold the matrix, else 128-bit
+// integers where they fit; void for a matrix neither holds, which callers refuse.
 template <CompileTimeMatrix M>
 using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permanent_bound_bits_of<M>())>;
 
@@ -461,9 +454,24 @@ constexpr auto exact_arithmetic_choice() {
     return std::type_identity<void>{};
   }
 }
+
+template <CompileTimeMatrix M>
+constexpr auto automatic_arithmetic_choice() {
+  using exact = typename decltype(exact_arithmetic_choice<M>())::type;
+  if constexpr (std::is_void_v<exact>) {
+    return std::type_identity<floating_arithmetic_of<M>>{};
+  } else {
+    return std::type_identity<exact>{};
+  }
+}
 }  // namespace detail
 
 template <CompileTimeMatrix M>
 using exact_arithmetic_of = typename decltype(detail::exact_arithmetic_choice<M>())::type;
+
+// The default (precision::automatic): exact for an integer matrix in its cheapest exact arithmetic
+// (exact_arithmetic_of), double for the others and for integer matrices no exact arithmetic holds.
+template <CompileTimeMatrix M>
+using automatic_arithmetic = typename decltype(detail::automatic_arithmetic_choice<M>())::type;
 
 }  // namespace sparseperm
