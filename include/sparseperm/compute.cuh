@@ -200,7 +200,107 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
   result.plan += "; the bound includes the rounding of the file's values to doubles";
 }
 
+namespace detail {
+
+// A real matrix scaled by powers of two, columns to balance it and rows to put each row's largest
+// |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled), exactly (every scaled value is a
+// normal double, checked). Engines then work near 1 whatever the file's magnitudes.
+struct unit_scaling {
+  sparse_matrix matrix;
+  std::int64_t shift = 0;
+};
+
+// Σ_i log2 Σ_j |a_ij|: where it nears double's exponent range, Ryser's terms and dp's states may
+// leave it (Π R_i bounds them, times 2^(n−1) in Ryser's sums).
+inline constexpr double unscaled_log2_limit = 768;
+
+// The scaling where the matrix needs it (its row sums' product beyond 2^±(768 − n)), else nothing.
+inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
+  const int n = a.n();
+  if (n == 0 || a.is_complex() || a.has_empty_line()) return std::nullopt;  // empty lines: perm 0
+  double log2_product = 0;
+  for (double s : row_abs_sums(a)) log2_product += s > 0 ? std::log2(s) : 0;
+  if (std::fabs(log2_product) <= unscaled_log2_limit - n) return std::nullopt;
+  // Binary exponents only (a value lies in [2^(x−1), 2^x)). The column exponents balance the
+  // matrix in the least-squares sense (x_ij ≈ r_i + c_j, alternating means: a_ij = m_ij·2^(p_i + q_j)
+  // comes out with rows near 1 however sparse), the row exponents then put each row's largest
+  // value in [0.5, 1). (Scaling by row and column maxima alone stops at a fixed point whose rows may
+  // still span hundreds of binary orders.)
+  const std::vector<matrix_entry> entries = a.entries();
+  std::vector<int> exponent(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) std::frexp(entries[k].value, &exponent[k]);
+  std::vector<double> row_mean(n, 0), column_mean(n, 0), sum(n);
+  std::vector<int> row_count(n, 0), column_count(n, 0);
+  for (const matrix_entry& e : entries) ++row_count[e.row], ++column_count[e.column];
+  for (int round = 0; round < 64; ++round) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (std::size_t k = 0; k < entries.size(); ++k)
+      sum[entries[k].row] += exponent[k] - column_mean[entries[k].column];
+    for (int i = 0; i < n; ++i) row_mean[i] = sum[i] / row_count[i];
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (std::size_t k = 0; k < entries.size(); ++k) sum[entries[k].column] += exponent[k] - row_mean[entries[k].row];
+    for (int j = 0; j < n; ++j) column_mean[j] = sum[j] / column_count[j];
+  }
+  std::vector<int> row_exponent(n, std::numeric_limits<int>::min()), column_exponent(n);
+  for (int j = 0; j < n; ++j) column_exponent[j] = static_cast<int>(std::lround(column_mean[j]));
+  for (std::size_t k = 0; k < entries.size(); ++k)
+    row_exponent[entries[k].row] =
+        std::max(row_exponent[entries[k].row], exponent[k] - column_exponent[entries[k].column]);
+  unit_scaling s;
+  std::vector<matrix_entry> scaled = entries;
+  for (matrix_entry& e : scaled) {
+    const int k = row_exponent[e.row] + column_exponent[e.column];
+    e.value = std::ldexp(e.value, -k);
+    // exact only while normal: a value pushed into the subnormals would lose bits
+    if (std::fabs(e.value) < std::numeric_limits<double>::min() ||
+        std::ldexp(e.value, k) != entries[&e - scaled.data()].value)
+      return std::nullopt;
+  }
+  for (int i = 0; i < n; ++i) s.shift += row_exponent[i] + column_exponent[i];
+  s.matrix = sparse_matrix::from_entries(n, std::move(scaled));
+  s.matrix.set_input_rounding(a.input_rounding());  // relative changes: the same after scaling
+  return s;
+}
+
+// A result of the scaled matrix as one of the matrix: times 2^shift, in double where value and
+// bound stay in its normal range, else kept scaled with scale_exponent (permanent in decimal with
+// its exponent).
+inline void unscale_result(permanent_result& r, std::int64_t shift) {
+  if (r.exact) {  // only the structure decides a scaled matrix exactly (its values are below 1): 0
+    if (r.value != 0) throw engine_error(engine_error::kind::failed, "an exact permanent of a scaled matrix");
+    return;
+  }
+  scaled_double value(r.value), bound(r.error_bound.value_or(0));
+  value.scale(shift);
+  bound.scale(shift);
+  const auto in_range = [](const scaled_double& v) {
+    return v.is_zero() || (v.exponent() <= 1024 && v.exponent() >= -1021);
+  };
+  if (in_range(value) && in_range(bound)) {
+    r.value = value.to_double();
+    r.permanent = format_double(r.value);
+    if (r.error_bound) r.error_bound = bound.magnitude_up();
+  } else {
+    r.scale_exponent = shift;
+    r.permanent = scaled_decimal(r.value, shift);
+  }
+  r.plan += "; rows and columns scaled by powers of two (2^" + std::to_string(shift) +
+            " in all) to keep every engine within double's range";
+}
+
+}  // namespace detail
+
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
+  // magnitudes beyond double's range: a floating run of the matrix scaled near 1 (exact integer
+  // runs need no scaling: their integers have no range)
+  if (options.precision != precision::exact &&
+      (!matrix.has_integer_values() || options.precision != precision::automatic)) {
+    if (const auto scaling = detail::scale_to_unit(matrix)) {
+      permanent_result result = compute_permanent(scaling->matrix, options);
+      detail::unscale_result(result, scaling->shift);
+      return result;
+    }
+  }
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const int n = matrix.n();

@@ -2,8 +2,13 @@
 // The result record as JSON, the contract of `sparseperm compute --json` (other tools read it):
 //
 //   permanent (string: the exact integer when exact, else %.17g), value, exact, error_bound (a proven
-//   bound on |value − permanent| for floating results, null when exact), trusted_digits, engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen,
-//   compile, compute, total}
+//   bound on |value − permanent| for floating results, null when exact), trusted_digits, exponent,
+//   engine, n, nnz, threads, registers_per_thread, plan, file, seconds {plan, codegen, compile,
+//   compute, total}
+//
+// A real floating permanent beyond double's range has value null, permanent and error_bound as
+// decimal strings with their exponents ("1.23456789012345e+317", "3.1e+302"), and exponent its
+// power of ten (317); exponent is null in every other record.
 //
 // A complex matrix's record differs in these: permanent is "a + bi" (or "a - bi"), value is null,
 // and complex (true), real and imag (the parts as permanent writes them), real_value and imag_value
@@ -32,8 +37,8 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
     }
   };
   out.string("permanent", complex_text(r));
-  if (r.complex) {
-    out.null("value");
+  if (r.complex || r.scale_exponent != 0) {
+    out.null("value");  // beyond double's range: the string and its exponent
   } else {
     number_or_null("value", r.value);
   }
@@ -43,7 +48,9 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
     number_or_null("real_value", r.value);
     number_or_null("imag_value", r.imag);
   }
-  if (r.error_bound) {
+  if (r.error_bound && r.scale_exponent != 0) {
+    out.string("error_bound", error_bound_text(r));
+  } else if (r.error_bound) {
     out.number("error_bound", *r.error_bound);
   } else {
     out.null("error_bound");  // exact results
@@ -52,6 +59,12 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
     out.integer("trusted_digits", *digits);
   } else {
     out.null("trusted_digits");
+  }
+  if (r.scale_exponent != 0) {  // the power of ten of `permanent`, whose value is beyond double
+    const std::string& p = r.permanent;
+    out.integer("exponent", std::stoll(p.substr(p.find('e') + 1)));
+  } else {
+    out.null("exponent");
   }
   out.string("engine", r.engine)
       .integer("n", r.n)

@@ -175,3 +175,72 @@ TEST_CASE("integer matrices in double precision: exact x, and a bound that holds
             "cpu-sparse compensated");
   }
 }
+
+// Magnitudes beyond double's range: a_ij = m_ij · 2^(p_i + q_j) with small integers m_ij and row and
+// column exponents up to ±1000 (entries from about 1e-300 to 1e+300, every one a double), so that
+// perm(A) = 2^(Σp + Σq) · perm(M) exactly, perm(M) an integer below 2^53. Every engine that runs here
+// returns it scaled (scale_exponent) within its bound, and the decimal text names the same number.
+TEST_CASE("permanents beyond double's range: rows and columns scaled by powers of two") {
+  sp::random_stream stream(1125);
+  int checked = 0, beyond = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int n = 6 + trial % 6;
+    std::vector<int> p(n), q(n);
+    long long total = 0;
+    const int sign = trial % 3 == 2 ? -1 : 1;  // a third of them tiny instead of huge
+    for (int i = 0; i < n; ++i) total += p[i] = sign * static_cast<int>(300 + stream.below(200));
+    for (int j = 0; j < n; ++j) total += q[j] = sign * static_cast<int>(100 + stream.below(400));
+    std::vector<sp::matrix_entry> small, wide;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (i != j && stream.uniform() < 0.4) continue;
+        const double m = static_cast<double>(1 + stream.below(3)) * (trial % 2 == 1 && stream.uniform() < 0.3 ? -1 : 1);
+        small.push_back({i, j, m});
+        wide.push_back({i, j, std::ldexp(m, p[i] + q[j])});
+      }
+    }
+    const sp::sparse_matrix m = sp::sparse_matrix::from_entries(n, small);
+    const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, wide);
+    const sp::permanent_result integer = sp::permanent_dp(m);
+    REQUIRE(integer.exact);
+    const double exact = std::stod(integer.permanent);  // below 2^53: exact
+    for (const sp::engine_description* e : sp::engine_descriptions()) {
+      if (sp::engine_unavailable(*e) || e->generated() || !e->planned()) continue;
+      CAPTURE(trial);
+      CAPTURE(e->name);
+      sp::compute_options options;
+      options.engine = sp::engine_choice(e);
+      sp::permanent_result r;
+      try {
+        r = sp::compute_permanent(a, options);
+      } catch (const sp::engine_error& error) {  // glynn: no repeated lines; nothing else may refuse
+        CAPTURE(std::string(error.what()));
+        CHECK(std::string(e->name) == "glynn");
+        continue;
+      }
+      REQUIRE_FALSE(r.exact);
+      REQUIRE(r.error_bound.has_value());
+      // the truth, exact, at the result's scale: perm(M) · 2^(total − scale_exponent)
+      const double truth = std::ldexp(exact, static_cast<int>(total - r.scale_exponent));
+      CHECK(std::fabs(r.value - truth) <= *r.error_bound);
+      if (exact != 0) {
+        CHECK(r.scale_exponent != 0);  // beyond double's range either way
+        // the decimal text: 10^(log10 |perm(M)| + total · log10 2)
+        const long double log10_truth = std::log10(std::fabs(static_cast<long double>(exact))) +
+                                        static_cast<long double>(total) * 0.30102999566398119521L;
+        const std::string& text = r.permanent;
+        CAPTURE(text);
+        CAPTURE(r.plan);
+        const long long power = std::stoll(text.substr(text.find('e') + 1));
+        CHECK(power == static_cast<long long>(std::floor(log10_truth)));
+        const long double mantissa = std::stold(text.substr(0, text.find('e')));
+        CHECK(std::fabs(std::fabs(mantissa) - std::pow(10.0L, log10_truth - power)) <=
+              1e-9L + 10 * *r.error_bound / std::fabs(r.value));
+        ++beyond;
+      }
+      ++checked;
+    }
+  }
+  MESSAGE(checked << " results beyond double's range checked, " << beyond << " with their decimal text");
+  CHECK(beyond >= 36);
+}

@@ -59,8 +59,8 @@ inline void print_result(const permanent_result& r) {
   if (r.exact) {
     std::printf("permanent  %s  (exact)\n", value.c_str());
   } else if (const auto digits = trusted_digits(r)) {
-    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %.2g)\n", value.c_str(), *digits,
-                *digits == 1 ? "" : "s", *r.error_bound);
+    std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %s)\n", value.c_str(), *digits,
+                *digits == 1 ? "" : "s", error_bound_text(r).c_str());
   } else {
     std::printf("permanent  %s  (double precision)\n", value.c_str());
   }

@@ -38,6 +38,10 @@ struct permanent_result {
   int registers_per_thread = 0;  // GPU engines: what the compiler gave the kernel
   phase_seconds seconds;
   std::string plan;  // what was done, for people and `inspect`
+  // Beyond double's range (a real floating result): the permanent is value · 2^scale_exponent and
+  // its bound error_bound · 2^scale_exponent; `permanent` writes it in decimal with its exponent
+  // (1.23456789012345e+317). 0 for every result within range.
+  std::int64_t scale_exponent = 0;
 };
 
 // "%.17g": enough digits to read back the same double.
@@ -45,6 +49,34 @@ inline std::string format_double(double value) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;
+}
+
+// m · 2^e in decimal with `digits` significant digits and its power of ten ("1.23456789012345e+317"),
+// for magnitudes beyond double's range. long double carries log10: 15 digits stay exact for |e| up to
+// about 10^4 (a permanent of n ≤ 64 entries scaled near 1 is far within that).
+inline std::string scaled_decimal(double m, std::int64_t e, int digits = 15) {
+  if (m == 0) return "0";
+  const long double log10_magnitude =
+      std::log10(static_cast<long double>(std::fabs(m))) + static_cast<long double>(e) * 0.30102999566398119521L;
+  std::int64_t power = static_cast<std::int64_t>(std::floor(log10_magnitude));
+  long double mantissa = std::pow(10.0L, log10_magnitude - static_cast<long double>(power));
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*Lf", digits - 1, mantissa);
+  if (text[0] == '1' && text[1] == '0') {  // rounded up to 10.000…
+    ++power;
+    std::snprintf(text, sizeof text, "%.*Lf", digits - 1, mantissa / 10);
+  }
+  return std::string(m < 0 ? "-" : "") + text + "e" + (power < 0 ? "-" : "+") +
+         std::to_string(power < 0 ? -power : power);
+}
+
+// A result's error bound as text: "%.2g", or with its exponent beyond double's range.
+inline std::string error_bound_text(const permanent_result& r) {
+  if (!r.error_bound) return "";
+  if (r.scale_exponent != 0) return scaled_decimal(*r.error_bound, r.scale_exponent, 2);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", *r.error_bound);
+  return text;
 }
 
 // An exact result known without an engine run (the 0×0 matrix: 1; no perfect matching: 0).
