@@ -282,7 +282,13 @@ inline void unscale_result(permanent_result& r, std::int64_t shift) {
     if (r.error_bound) r.error_bound = bound.magnitude_up();
   } else {
     r.scale_exponent = shift;
+    r.scaled_value = r.value;
+    r.scaled_error_bound = r.error_bound.value_or(0);
     r.permanent = scaled_decimal(r.value, shift);
+    // the nearest double, and a bound that holds for it: ±inf above double's range (the bound too),
+    // 0 or a subnormal below it, off by at most the bound and the conversion
+    r.value = value.to_double();
+    if (r.error_bound) r.error_bound = bound.magnitude_up() + value.conversion_error_up();
   }
   r.plan += "; rows and columns scaled by powers of two (2^" + std::to_string(shift) +
             " in all) to keep every engine within double's range";

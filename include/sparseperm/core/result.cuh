@@ -38,10 +38,13 @@ struct permanent_result {
   int registers_per_thread = 0;  // GPU engines: what the compiler gave the kernel
   phase_seconds seconds;
   std::string plan;  // what was done, for people and `inspect`
-  // Beyond double's range (a real floating result): the permanent is value · 2^scale_exponent and
-  // its bound error_bound · 2^scale_exponent; `permanent` writes it in decimal with its exponent
-  // (1.23456789012345e+317). 0 for every result within range.
+  // Beyond double's range (a real floating result; scale_exponent 0 for every other): the permanent
+  // is scaled_value · 2^scale_exponent, within scaled_error_bound · 2^scale_exponent, and
+  // `permanent` writes it in decimal with its exponent (1.23456789012345e+317); value stays the
+  // nearest double (0, a subnormal or ±inf) and error_bound a bound that holds for it.
   std::int64_t scale_exponent = 0;
+  double scaled_value = 0;
+  double scaled_error_bound = 0;
 };
 
 // "%.17g": enough digits to read back the same double.
@@ -73,7 +76,7 @@ inline std::string scaled_decimal(double m, std::int64_t e, int digits = 15) {
 // A result's error bound as text: "%.2g", or with its exponent beyond double's range.
 inline std::string error_bound_text(const permanent_result& r) {
   if (!r.error_bound) return "";
-  if (r.scale_exponent != 0) return scaled_decimal(*r.error_bound, r.scale_exponent, 2);
+  if (r.scale_exponent != 0) return scaled_decimal(r.scaled_error_bound, r.scale_exponent, 2);
   char text[32];
   std::snprintf(text, sizeof text, "%.2g", *r.error_bound);
   return text;
@@ -138,9 +141,12 @@ inline void set_error_bound(permanent_result& result, double bound) {
 // the value; 17 when it is 0); nothing for exact results.
 inline std::optional<int> trusted_digits(const permanent_result& r) {
   if (r.exact || !r.error_bound) return std::nullopt;
-  const double bound = *r.error_bound;
+  const bool scaled = r.scale_exponent != 0;  // beyond double's range: the scaled pair
+  const double bound = scaled ? r.scaled_error_bound : *r.error_bound;
   if (bound == 0) return 17;
-  const double magnitude = r.complex ? std::hypot(r.value, r.imag) : std::fabs(r.value);
+  const double magnitude = scaled      ? std::fabs(r.scaled_value)
+                           : r.complex ? std::hypot(r.value, r.imag)
+                                       : std::fabs(r.value);
   if (!(bound < magnitude)) return 0;
   const double digits = std::floor(-std::log10(bound / magnitude));
   return digits < 0 ? 0 : digits > 17 ? 17 : static_cast<int>(digits);
