@@ -248,12 +248,12 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
         std::max(row_exponent[entries[k].row], exponent[k] - column_exponent[entries[k].column]);
   unit_scaling s;
   std::vector<matrix_entry> scaled = entries;
-  for (matrix_entry& e : scaled) {
-    const int k = row_exponent[e.row] + column_exponent[e.column];
-    e.value = std::ldexp(e.value, -k);
+  for (std::size_t k = 0; k < scaled.size(); ++k) {
+    const int shift = row_exponent[scaled[k].row] + column_exponent[scaled[k].column];
+    scaled[k].value = std::ldexp(entries[k].value, -shift);
     // exact only while normal: a value pushed into the subnormals would lose bits
-    if (std::fabs(e.value) < std::numeric_limits<double>::min() ||
-        std::ldexp(e.value, k) != entries[&e - scaled.data()].value)
+    if (std::fabs(scaled[k].value) < std::numeric_limits<double>::min() ||
+        std::ldexp(scaled[k].value, shift) != entries[k].value)
       return std::nullopt;
   }
   for (int i = 0; i < n; ++i) s.shift += row_exponent[i] + column_exponent[i];

@@ -133,7 +133,7 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block)
       if (e.seconds && engine->exact == exact_reach::within_128_bits_or_residues) {
         const arithmetic_site site = engine->site();
         const exact_candidates candidates = exact_candidates_of(block.matrix, is_runtime(site));
-        e.arithmetic = choose_ryser_arithmetic(block.matrix, block.options.precision, engine->name, site);
+        e.arithmetic = arithmetic_for(block.options.precision, candidates, site);  // exact refusals: above
         if (is_exact(e.arithmetic->kind)) e.arithmetic_why = exact_choice_reason(candidates, site);
         *e.seconds *= relative_time(*e.arithmetic, site);
       }

@@ -47,6 +47,16 @@ std::string distinct_matrix(int n) {
   return text;
 }
 
+// `compute FILE --engine ENGINE [extra] --json` with a module cache of the scratch folder (the tests'
+// shared one unless named), for a run that must succeed: its record.
+json::value compute_json(const std::string& file, const std::string& engine, const std::string& extra = "",
+                         const std::string& cache = "cache") {
+  const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / cache).string() + " " +
+                                   SPARSEPERM_CLI + " compute " + file + " --engine " + engine + extra + " --json");
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
 }  // namespace
 
 TEST_CASE("--help everywhere") {
@@ -209,17 +219,11 @@ TEST_CASE("GPU engines without a GPU or without CUDA say why, exit code 2") {
 
 // cpu-cached compiles a host module per matrix with g++ (CI has it): once, then from the cache.
 TEST_CASE("cpu-cached: a module compiled once per matrix, reused, and equal to cpu-sparse") {
-  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
-  const auto compute = [&](const std::string& file, const std::string& engine) {
-    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
-    REQUIRE(r.code == 0);
-    return json::parse(r.out);
-  };
   const std::string ones = (cli_test::scratch_dir() / "c26.mtx").string();
   REQUIRE(run("generate --n 26 --density 0.3 --seed 5 --values ones -o " + ones).code == 0);
-  const json::value sparse = compute(ones, "cpu-sparse");
-  const json::value first = compute(ones, "cpu-cached");
-  const json::value second = compute(ones, "cpu-cached");
+  const json::value sparse = compute_json(ones, "cpu-sparse");
+  const json::value first = compute_json(ones, "cpu-cached");
+  const json::value second = compute_json(ones, "cpu-cached");
   CHECK(first["engine"].as_string() == "cpu-cached");
   CHECK(first["exact"].as_bool());
   CHECK(first["permanent"].as_string() == sparse["permanent"].as_string());
@@ -233,8 +237,8 @@ TEST_CASE("cpu-cached: a module compiled once per matrix, reused, and equal to c
 
   const std::string reals = (cli_test::scratch_dir() / "c24.mtx").string();
   REQUIRE(run("generate --n 24 --density 0.4 --seed 6 -o " + reals).code == 0);
-  const json::value reference = compute(reals, "reference");
-  const json::value cached = compute(reals, "cpu-cached");
+  const json::value reference = compute_json(reals, "reference");
+  const json::value cached = compute_json(reals, "cpu-cached");
   CHECK_FALSE(cached["exact"].as_bool());
   CHECK(cached["value"].as_number() == doctest::Approx(reference["value"].as_number()).epsilon(1e-12));
 }
@@ -252,15 +256,10 @@ TEST_CASE("auto: a cached cpu-cached module is planned without its compile") {
     REQUIRE(at != std::string::npos);
     return r.out.substr(at, r.out.find('\n', at) - at);
   };
-  const auto compute = [&](const std::string& file, const std::string& engine) {
-    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
-    REQUIRE(r.code == 0);
-    return json::parse(r.out);
-  };
   const std::string before = cached_line(dense);
   CHECK(before.find("with its compile") != std::string::npos);
   CHECK(before.find("<- chosen") == std::string::npos);  // 2^21 steps: cpu-sparse beats a compile
-  const json::value built = compute(dense, "cpu-cached");
+  const json::value built = compute_json(dense, "cpu-cached", "", "cache-planner");
   CHECK(built["seconds"]["compile"].as_number() > 0);
   const std::string after = cached_line(dense);
   CHECK(after.find("module in the cache") != std::string::npos);
@@ -268,7 +267,7 @@ TEST_CASE("auto: a cached cpu-cached module is planned without its compile") {
   // the same matrix under another name: the same module, and auto takes it
   const std::string renamed = (cli_test::scratch_dir() / "same-matrix-other-name.mtx").string();
   std::filesystem::copy_file(dense, renamed, std::filesystem::copy_options::overwrite_existing);
-  const json::value again = compute(renamed, "auto");
+  const json::value again = compute_json(renamed, "auto", "", "cache-planner");
   CHECK(again["plan"].as_string().find(": cpu-cached") != std::string::npos);
   CHECK(again["seconds"]["compile"].as_number() == 0);
   CHECK(again["value"].as_number() == built["value"].as_number());
@@ -297,13 +296,6 @@ std::string pattern_matrix(int n, Entry entry) {
 // grids, a checkerboard, rows of degree 1) and on one where x is never 0 (odd row sums);
 // floating runs within their bounds.
 TEST_CASE("cpu-cached: zero-skipping blocks keep exact counts exact") {
-  const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
-  const auto compute = [&](const std::string& file, const std::string& engine, const std::string& precision) {
-    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine +
-                                     " --precision " + precision + " --json");
-    REQUIRE(r.code == 0);
-    return json::parse(r.out);
-  };
   // the 6 x 6 board's domino tilings: black cells against white ones (6728)
   const auto grid = [](int i, int j) {
     const int black = i - 1, white = j - 1;  // cells numbered row by row, black ones (r + c even) first
@@ -327,13 +319,13 @@ TEST_CASE("cpu-cached: zero-skipping blocks keep exact counts exact") {
   for (const auto& [name, text] : cases) {
     CAPTURE(name);
     const std::string file = write_file(name, text);
-    const json::value reference = compute(file, "dp", "exact");
-    const json::value cached = compute(file, "cpu-cached", "exact");
-    const json::value sparse = compute(file, "cpu-sparse", "exact");
+    const json::value reference = compute_json(file, "dp", " --precision exact");
+    const json::value cached = compute_json(file, "cpu-cached", " --precision exact");
+    const json::value sparse = compute_json(file, "cpu-sparse", " --precision exact");
     CHECK(cached["exact"].as_bool());
     CHECK(cached["permanent"].as_string() == reference["permanent"].as_string());
     CHECK(sparse["permanent"].as_string() == reference["permanent"].as_string());
-    const json::value floating = compute(file, "cpu-cached", "double");
+    const json::value floating = compute_json(file, "cpu-cached", " --precision double");
     const double exact = std::stod(reference["permanent"].as_string());
     CHECK(std::fabs(floating["value"].as_number() - exact) <= floating["error_bound"].as_number() + 1e-9 * exact);
     if (name == "domino6.mtx") CHECK(cached["permanent"].as_string() == "6728");
@@ -389,21 +381,16 @@ TEST_CASE("--precision exact, double and compensated") {
 // residues), compensated double where no exact arithmetic holds; inspect says which and why.
 TEST_CASE("the default is exact on integer matrices, in each engine's cheapest exact arithmetic") {
   const std::string cache = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " ";
-  const auto compute = [&](const std::string& file, const std::string& engine) {
-    const auto r = cli_test::run_raw(cache + SPARSEPERM_CLI + " compute " + file + " --engine " + engine + " --json");
-    REQUIRE(r.code == 0);
-    return json::parse(r.out);
-  };
   const std::string ones = write_file("ones24.mtx", ones_matrix(24));         // 24!, beyond the 128-bit bound
   const std::string small = write_file("distinct9.mtx", distinct_matrix(9));  // within it
-  const json::value small_reference = compute(small, "reference");
+  const json::value small_reference = compute_json(small, "reference");
   REQUIRE(small_reference["exact"].as_bool());
   for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "glynn", "auto"}) {
     CAPTURE(engine);
-    const json::value big = compute(ones, engine);
+    const json::value big = compute_json(ones, engine);
     CHECK(big["exact"].as_bool());
     CHECK(big["permanent"].as_string() == "620448401733239439360000");
-    const json::value v = compute(small, engine);
+    const json::value v = compute_json(small, engine);
     CHECK(v["exact"].as_bool());
     CHECK(v["permanent"].as_string() == small_reference["permanent"].as_string());
     if (std::string(engine) == "cpu-sparse") {
@@ -418,7 +405,7 @@ TEST_CASE("the default is exact on integer matrices, in each engine's cheapest e
   // rows summing beyond 2^24 and a bound beyond 128 bits: no exact Ryser arithmetic, a bound instead
   std::string wide = "%%MatrixMarket matrix array integer general\n20 20\n";
   for (int k = 0; k < 400; ++k) wide += std::to_string(8388608 + k) + "\n";
-  const json::value floating = compute(write_file("wide20.mtx", wide), "cpu-sparse");
+  const json::value floating = compute_json(write_file("wide20.mtx", wide), "cpu-sparse");
   CHECK_FALSE(floating["exact"].as_bool());
   CHECK(floating["error_bound"].is_number());
   // inspect: the arithmetic of every Ryser estimate, and why the chosen engine's (a 0/1 matrix of

@@ -5,7 +5,8 @@
 //   exact_refusal(matrix, e, reach) why engine `e` cannot keep `--precision exact` (non-integer
 //                                   values, entries beyond what it holds exactly), or nothing
 //   exact_candidates_of             the exact arithmetics that hold a matrix: 128 bits, K primes
-//   choose_ryser_arithmetic         double (plain or compensated sums), or the cheapest exact
+//   arithmetic_for / choose_ryser_arithmetic
+//                                   double (plain or compensated sums), or the cheapest exact
 //                                   arithmetic at the engine's site (numeric/arithmetic.cuh's
 //                                   prices): 128-bit integers or residues modulo K primes (K from
 //                                   the proven bound, rounded up to runtime_prime_counts in the
@@ -235,25 +236,34 @@ inline exact_candidates exact_candidates_of(const sparse_matrix& matrix, bool ru
   return c;
 }
 
-// What precision p runs for `matrix` at a site: double or compensated sums as asked; exact in the
-// cheapest exact arithmetic that holds it (refused where none does); the default: that exact
-// arithmetic for an integer matrix, compensated sums for the others and where none holds.
-inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, std::string_view engine,
-                                                 arithmetic_site site) {
+// What precision p runs at a site, given the exact arithmetics that hold the matrix: double or
+// compensated sums as asked; exact in the cheapest exact arithmetic (the caller has refused a matrix
+// none holds: exact_refusal); the default: that exact arithmetic for an integer matrix, compensated
+// sums for the others and where none holds.
+inline arithmetic_choice arithmetic_for(precision p, const exact_candidates& candidates, arithmetic_site site) {
   switch (p) {
     case precision::double_sums:
       return {arithmetic::double_sums};
     case precision::compensated:
       return {arithmetic::compensated};
-    case precision::exact: {
-      if (const auto why = exact_refusal(matrix, engine, exact_reach::within_128_bits_or_residues)) {
-        throw engine_error(engine_error::kind::refused, *why);
-      }
-      return *cheapest_exact(exact_candidates_of(matrix, is_runtime(site)), site);
-    }
+    case precision::exact:
+      if (const auto best = cheapest_exact(candidates, site)) return *best;
+      throw engine_error(engine_error::kind::failed, "--precision exact: no exact arithmetic holds this matrix");
     default:
-      return cheapest_exact(exact_candidates_of(matrix, is_runtime(site)), site).value_or(arithmetic_choice{});
+      return cheapest_exact(candidates, site).value_or(arithmetic_choice{});
   }
+}
+
+// What precision p runs for `matrix` in a Ryser engine at a site (arithmetic_for), --precision
+// exact refused first where the engine cannot keep it.
+inline arithmetic_choice choose_ryser_arithmetic(const sparse_matrix& matrix, precision p, std::string_view engine,
+                                                 arithmetic_site site) {
+  if (p == precision::exact) {
+    if (const auto why = exact_refusal(matrix, engine, exact_reach::within_128_bits_or_residues)) {
+      throw engine_error(engine_error::kind::refused, *why);
+    }
+  }
+  return arithmetic_for(p, exact_candidates_of(matrix, is_runtime(site)), site);
 }
 
 }  // namespace sparseperm::detail
