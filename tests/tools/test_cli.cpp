@@ -464,7 +464,7 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
   check_error(run("compute " + ok + " --engine warp-drive"),
               "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, "
-              "cpu-cached, cpu-sparse, dp, glynn, gpu-glynn, reference)");
+              "cpu-cached, cpu-sparse, dp, gpu-dp, glynn, gpu-glynn, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");

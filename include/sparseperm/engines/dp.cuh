@@ -416,15 +416,13 @@ struct dp {
 
 }  // namespace engines
 
-// The dp engine on a matrix, in the column order `order` (frontier_orders).
-inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0) {
-  const auto start = std::chrono::steady_clock::now();
-  const dp_value v = permanent_dp_value(matrix, order, threads);
+// A result from a dp run's value (the dp and gpu-dp engines); the plan names the order and the run.
+inline permanent_result dp_result(std::string_view engine, const sparse_matrix& matrix, const frontier_order& order,
+                                  const dp_value& v, std::string_view where = "") {
   permanent_result result;
-  result.engine = engines::dp::name;
+  result.engine = engine;
   result.n = matrix.n();
   result.nnz = matrix.nnz();
-  result.threads = detail::engine_threads(threads);
   if (v.exact) {
     result.exact = true;
     result.permanent = v.exact_value.to_decimal();
@@ -437,7 +435,15 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier
   }
   result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
                 std::to_string(v.peak_states) + " states at most; " + detail::format_count(v.transitions) +
-                " transitions; " + v.arithmetic;
+                " transitions; " + v.arithmetic + std::string(where);
+  return result;
+}
+
+// The dp engine on a matrix, in the column order `order` (frontier_orders).
+inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0) {
+  const auto start = std::chrono::steady_clock::now();
+  permanent_result result = dp_result(engines::dp::name, matrix, order, permanent_dp_value(matrix, order, threads));
+  result.threads = detail::engine_threads(threads);
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

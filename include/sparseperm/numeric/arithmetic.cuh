@@ -58,6 +58,7 @@ enum class exact_reach {
   any_integer,                  // dp: big integers beyond 128 bits
   within_128_bits,              // reference
   within_128_bits_or_residues,  // the Ryser engines: 128 bits, or residues where every row's sum of |a_ij| ≤ 2^24
+  within_residue_primes,        // gpu-dp: real matrices whose permanent's bound the 16 primes of residues hold
 };
 
 struct arithmetic_choice {

@@ -191,7 +191,7 @@ inline bool fits_residues(const sparse_matrix& matrix) {
 // Why an engine named `engine` that holds `reach` exactly cannot keep --precision exact on this
 // matrix, or nothing: every engine needs integer values; dp (and the planner, which can hand any block
 // to dp) holds any integer matrix, `reference` only within 128 bits, the Ryser engines within 128 bits
-// or residues.
+// or residues, gpu-dp real matrices within the residues' 16 primes.
 inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std::string_view engine,
                                                 exact_reach reach) {
   const std::string name(engine);
@@ -201,6 +201,17 @@ inline std::optional<std::string> exact_refusal(const sparse_matrix& matrix, std
            name + "')";
   }
   if (reach == exact_reach::any_integer) return std::nullopt;
+  if (reach == exact_reach::within_residue_primes) {
+    if (matrix.is_complex()) {
+      return "--precision exact: engine '" + name + "' has no exact complex arithmetic; the dp engine has";
+    }
+    if (primes_for_bits(permanent_bound_bits(matrix)) > modular_prime_count) {
+      return "--precision exact: engine '" + name + "' holds permanents below 2^" +
+             std::to_string(static_cast<int>(modular_prime_count * modular_bits_per_prime) - 2) +
+             " exactly, and this one's bound is larger; the dp engine computes any integer matrix exactly";
+    }
+    return std::nullopt;
+  }
   if (matrix.is_complex()) reach = exact_reach::within_128_bits;  // no complex residues
   const bool int128 = fits_int128(matrix, matrix.n() > 0 ? matrix.n() - 1 : 0);
   if (reach == exact_reach::within_128_bits) {

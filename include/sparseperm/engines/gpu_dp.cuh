@@ -1,0 +1,190 @@
+#pragma once
+// The `gpu-dp` engine: the dp engine's column-frontier program on a GPU, with every subset of the
+// active rows a slot in a dense array (engines/ranked_dp.cuh) and a thread a new state. A run-time
+// engine: a step is a launch whose only matrix-dependent inputs are its column's entries and masks.
+//
+// Its cost is dp's (set by the frontier of the column order, not by n) without the hash tables: the
+// states of a step are C(active, matched) doubles a lane, read by gathers and written in order. It
+// takes frontiers up to 63 rows where the arrays fit in the device's memory. Arithmetic: integer real
+// matrices exactly in residues (four primes a pass), other matrices in doubles with fused
+// multiply-adds and a bound from a lane on |A|; complex matrices too.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/engine_error.cuh"
+#include "../core/result.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#if defined(__CUDACC__)
+#  include "../gpu/cuda_support.cuh"
+#endif
+#include "dp.cuh"
+#include "engine.cuh"
+#include "ranked_dp.cuh"
+
+namespace sparseperm {
+
+namespace engines {
+
+struct gpu_dp {
+  static constexpr std::string_view name = "gpu-dp";
+  static constexpr std::string_view summary =
+      "dp's column-frontier program on the GPU: every subset of the active rows a slot, a thread a state (frontier "
+      "<= 63 rows)";
+  static constexpr engine_placement placement = engine_placement::gpu;
+  static constexpr bool complex_values = true;
+  static constexpr int max_n = 1 << 20;
+  static constexpr exact_reach exact = exact_reach::within_residue_primes;
+  static constexpr bool rounds_to_grids = false;  // its bound is dp's, from a lane on |A|
+  // context and launches; per unit of work (a new state times its union's rows) on an H100, real
+  // doubles (bcsstk01: 2.3e10 units in 0.045 s); complex states and residues (a pass of four primes)
+  // cost more
+  static constexpr double setup_seconds = 0.15, work_seconds = 2e-12, complex_factor = 1.5, residue_pass_factor = 2;
+  static std::optional<std::string> unavailable(const compute_options& options);
+  static void estimate(const planner_block& block, engine_estimate& e);
+  static std::string plan_note(const engine_task& task) { return dp::plan_note(task); }
+  static permanent_result run(const engine_task& task, const compute_options& options);
+};
+
+}  // namespace engines
+
+namespace detail {
+
+// Bytes of the two state arrays of a plan in an arithmetic of `lanes` doubles a state.
+inline double ranked_dp_bytes(const ranked_dp_plan& plan, int lanes) {
+  return 2.0 * lanes * 8.0 * static_cast<double>(plan.peak_states);
+}
+
+#if defined(__CUDACC__)
+
+// The new states of one step, a grid-stride loop over their ranks; the binomials in shared memory.
+template <class Arith>
+__global__ void ranked_dp_kernel(ranked_dp_step s, const std::uint64_t* binomial_table, Arith arith,
+                                 const typename Arith::entry* entries, const double* old_values, double* new_values) {
+  __shared__ std::uint64_t binomial[ranked_binomial_rows * ranked_binomial_stride];
+  for (int k = threadIdx.x; k < ranked_binomial_rows * ranked_binomial_stride; k += blockDim.x) {
+    binomial[k] = binomial_table[k];
+  }
+  __syncthreads();
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t index = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; index < s.new_states;
+       index += stride) {
+    arith.store(new_values, s.new_states, index, ranked_dp_state(s, index, binomial, arith, entries, old_values));
+  }
+}
+
+// Runs a plan's steps on one device: two state arrays, a launch a step; the last state's lanes.
+struct ranked_dp_on_gpu {
+  int device = 0;
+  double* device_seconds = nullptr;  // summed over passes
+  std::string* where = nullptr;
+
+  template <class Arith>
+  std::vector<double> operator()(const ranked_dp_plan& plan, const Arith& arith) const {
+    const cudaDeviceProp properties = gpu::select_device(device, std::string(engines::gpu_dp::name));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    const double bytes = ranked_dp_bytes(plan, Arith::lanes);
+    if (bytes > 0.9 * static_cast<double>(free_bytes)) {
+      throw engine_error(engine_error::kind::too_large,
+                         "engine 'gpu-dp' needs " + format_bytes(bytes) + " of device memory for " +
+                             format_count(static_cast<double>(plan.peak_states)) + " states, and " +
+                             format_bytes(static_cast<double>(free_bytes)) + " are free");
+    }
+    const std::vector<std::uint64_t> binomial = ranked_binomials();
+    const auto entries = ranked_entries(plan, arith);
+    const std::size_t words = static_cast<std::size_t>(plan.peak_states) * Arith::lanes;
+    gpu::device_buffer<double> first(words), second(words);
+    gpu::device_buffer<std::uint64_t> binomial_table(binomial.size());
+    gpu::device_buffer<typename Arith::entry> entry_table(std::max<std::size_t>(entries.size(), 1));
+    binomial_table.upload(binomial.data(), binomial.size());
+    entry_table.upload(entries.data(), entries.size());
+    std::vector<double> lanes(Arith::lanes);
+    Arith::one(lanes.data());
+    first.upload(lanes.data(), lanes.size());
+    double* old_values = first.data();
+    double* new_values = second.data();
+    constexpr int block = 256;
+    const std::uint64_t most_blocks = static_cast<std::uint64_t>(properties.multiProcessorCount) * 16;
+    gpu::event_timer timer;
+    timer.start();
+    for (const ranked_dp_step& s : plan.steps) {
+      const auto blocks =
+          static_cast<unsigned>(std::min<std::uint64_t>((s.new_states + block - 1) / block, most_blocks));
+      ranked_dp_kernel<Arith>
+          <<<blocks, block>>>(s, binomial_table.data(), arith, entry_table.data(), old_values, new_values);
+      gpu::check(cudaGetLastError(), "launching the gpu-dp kernel");
+      std::swap(old_values, new_values);
+    }
+    const double seconds = timer.stop_seconds();
+    gpu::check(cudaDeviceSynchronize(), "running the gpu-dp kernels");
+    gpu::check(cudaMemcpy(lanes.data(), old_values, lanes.size() * sizeof(double), cudaMemcpyDeviceToHost),
+               "cudaMemcpy from the device");
+    if (device_seconds) *device_seconds += seconds;
+    if (where)
+      *where = "; " + gpu::device_description(properties) + ", " + std::to_string(plan.steps.size()) + " launches of " +
+               std::to_string(block) + " threads a block";
+    return lanes;
+  }
+};
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+
+inline std::optional<std::string> engines::gpu_dp::unavailable(const compute_options&) { return gpu_unavailable(); }
+
+inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimate& e) {
+  const sparse_matrix& m = block.matrix;
+  if (block.order.frontier > ranked_dp_max_frontier) {
+    e.why = "frontier " + std::to_string(block.order.frontier) + " > " + std::to_string(ranked_dp_max_frontier);
+    return;
+  }
+  const detail::ranked_dp_plan plan = detail::make_ranked_dp_plan(m, block.order);
+  const int primes = detail::ranked_dp_primes(m, block.options.precision);
+  const int passes = (primes + detail::ranked_residues::lanes - 1) / detail::ranked_residues::lanes;
+  const int lanes = primes > 0       ? detail::ranked_residues::lanes
+                    : m.is_complex() ? detail::ranked_complex::lanes
+                                     : detail::ranked_real::lanes;
+  e.memory_bytes = detail::ranked_dp_bytes(plan, lanes);
+  e.arithmetic =
+      primes > 0 ? arithmetic_choice{arithmetic::residues, primes} : arithmetic_choice{arithmetic::double_sums};
+  double device_bytes = 0;
+#if defined(__CUDACC__)
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, block.options.device) == cudaSuccess) {
+    device_bytes = static_cast<double>(properties.totalGlobalMem);
+  } else {
+    cudaGetLastError();
+  }
+#endif
+  if (e.memory_bytes > 0.85 * device_bytes) {
+    e.why = "needs about " + detail::format_bytes(e.memory_bytes) + " of device memory for " +
+            detail::format_count(static_cast<double>(plan.peak_states)) + " states";
+    return;
+  }
+  e.seconds = setup_seconds + plan.work * work_seconds *
+                                  (primes > 0       ? passes * residue_pass_factor
+                                   : m.is_complex() ? complex_factor
+                                                    : 1);
+}
+
+inline permanent_result engines::gpu_dp::run(const engine_task& task, const compute_options& options) {
+#if defined(__CUDACC__)
+  const frontier_order order = task.order ? *task.order : frontier_orders(task.matrix).front();
+  double device_seconds = 0;
+  std::string where;
+  const dp_value v = detail::ranked_dp_value(task.matrix, order, options.precision, name,
+                                             detail::ranked_dp_on_gpu{options.device, &device_seconds, &where});
+  permanent_result result = dp_result(name, task.matrix, order, v, where);
+  result.seconds.compute = device_seconds;  // the kernels' time, CUDA events
+  return result;
+#else
+  (void)task;
+  throw engine_error(engine_error::kind::unavailable, "engine 'gpu-dp' is not available: " + *unavailable(options));
+#endif
+}
+
+}  // namespace sparseperm
