@@ -1,6 +1,6 @@
-// The dp engine, the structural reductions and the auto planner against the reference engines on
-// hundreds of random matrices (reducible, block-triangular and singular ones included), and on
-// closed forms: Fibonacci numbers (tridiagonal 0/1), band matrices, block-diagonal products,
+// The dp engine (dense ranked states and hash tables), the structural reductions and the auto planner
+// against the reference engines on hundreds of random matrices (reducible, block-triangular and
+// singular ones included), and on closed forms: Fibonacci numbers (tridiagonal 0/1), band matrices, block-diagonal products,
 // triangular matrices, matrices without a perfect matching.
 #include <doctest/doctest.h>
 
@@ -105,7 +105,10 @@ TEST_CASE("dp and auto agree with the reference on random matrices, n = 1..22") 
         CAPTURE(shape);
         CAPTURE(test_support::kind_name(kind));
         const auto reference = sp::permanent_reference(m);
-        check_agrees(m, reference, sp::permanent_dp(m));
+        check_agrees(m, reference, sp::permanent_dp(m));  // dense ranked states where they fit
+        const auto order = sp::frontier_orders(m).front();
+        check_agrees(m, reference,
+                     sp::dp_result("dp", m, order, sp::permanent_dp_value(m, order, 2, sp::dp_states::hash_tables)));
         check_agrees(m, reference, sp::compute_permanent(m));
         singular += sp::maximum_matching(m).size < n;
         integer += m.has_integer_values();

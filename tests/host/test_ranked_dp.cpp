@@ -85,7 +85,8 @@ TEST_CASE("dense steps: integer matrices exact in residues, equal to the referen
     const auto r = ranked(m, best);
     CHECK(r.exact);
     CHECK(r.permanent == reference.permanent);
-    CHECK(r.permanent == sp::permanent_dp(m, best, 2).permanent);
+    CHECK(r.permanent ==
+          sp::dp_result("dp", m, best, sp::permanent_dp_value(m, best, 2, sp::dp_states::hash_tables)).permanent);
     const auto shuffled = random_order(m, s);
     CHECK(ranked(m, shuffled, sp::precision::exact).permanent == reference.permanent);
     zero += reference.permanent == "0";
@@ -107,7 +108,9 @@ TEST_CASE("dense steps: structured 0/1 matrices (degree-1 and degree-2 rows, ban
     if (i + side < side * side) grid.push_back({i, i + side, 1}), grid.push_back({i + side, i, 1});
   }
   const auto g = sp::sparse_matrix::from_entries(side * side, grid);
-  CHECK(ranked(g, sp::frontier_orders(g).front()).permanent == sp::permanent_dp(g, 2).permanent);
+  CHECK(ranked(g, sp::frontier_orders(g).front()).permanent ==
+        sp::permanent_dp_value(g, sp::frontier_orders(g).front(), 2, sp::dp_states::hash_tables)
+            .exact_value.to_decimal());
   // rows of degree 1 and 2, and entries up to 2^40 (many primes): dp's big integers agree
   sp::random_stream s(99);
   for (int trial = 0; trial < 40; ++trial) {
@@ -124,7 +127,7 @@ TEST_CASE("dense steps: structured 0/1 matrices (degree-1 and degree-2 rows, ban
     const auto r = ranked(m, order);
     CAPTURE(trial);
     CHECK(r.exact);
-    CHECK(r.permanent == sp::permanent_dp(m, order, 2).permanent);
+    CHECK(r.permanent == sp::permanent_dp_value(m, order, 2, sp::dp_states::hash_tables).exact_value.to_decimal());
   }
 }
 

@@ -41,7 +41,9 @@
 #include "../numeric/exact_integer.cuh"
 #include "../ryser/runtime_arithmetic.cuh"
 #include "../structure/frontier_order.cuh"
+#include "dp_value.cuh"
 #include "engine.cuh"
+#include "ranked_dp.cuh"
 
 namespace sparseperm {
 
@@ -253,57 +255,6 @@ typename Arithmetic::value run_dp_words(const sparse_matrix& a, const frontier_o
 
 }  // namespace detail
 
-namespace detail {
-
-// What products that underflow (each rounding at most 2^−1074, times the columns still to come, each
-// at most max(1, Σ|a_ij|)) can add to a dp run of `transitions` multiplications.
-inline double dp_underflow_allowance(const sparse_matrix& a, double transitions) {
-  double log2_growth = 0;
-  for (int j = 0; j < a.n(); ++j) {
-    double sum = 0;
-    for (double v : a.column_values(j)) sum += std::fabs(v);
-    log2_growth += std::log2(std::max(1.0, sum));
-  }
-  const double log2_allowance = std::log2(std::max(transitions, 1.0)) + 2 + log2_growth - 1074;
-  return log2_allowance < -1074 ? 0x1p-1074 : std::exp2(log2_allowance);
-}
-
-inline bool has_negative_value(const sparse_matrix& a) {
-  for (int j = 0; j < a.n(); ++j) {
-    for (double v : a.column_values(j)) {
-      if (v < 0) return true;
-    }
-  }
-  return false;
-}
-
-// |A|, entry by entry; complex moduli rounded up, so that perm of the result bounds perm(|A|).
-inline sparse_matrix absolute_values(const sparse_matrix& a) {
-  std::vector<matrix_entry> entries = a.entries();
-  for (auto& e : entries) {
-    e.value = e.imag == 0 ? std::fabs(e.value)
-                          : std::nextafter(std::hypot(e.value, e.imag), std::numeric_limits<double>::infinity());
-    e.imag = 0;
-  }
-  return sparse_matrix::from_entries(a.n(), std::move(entries));
-}
-
-}  // namespace detail
-
-// A block's permanent from dp: exact (big integer) for integer matrices, else a double.
-struct dp_value {
-  bool exact = false;
-  detail::big_integer exact_value;
-  double value = 0;
-  bool complex = false;  // complex matrices: the imaginary part
-  detail::big_integer exact_imag;
-  double imag = 0;
-  double error_bound = 0;  // real matrices: a bound on |value − permanent|
-  std::string arithmetic;
-  std::size_t peak_states = 0;
-  double transitions = 0;
-};
-
 // Complex matrices: Gaussian integers exactly, else complex doubles with TwoSum per part, bounded
 // like real ones (below) with four roundings a complex multiplication and perm(|A|) from a run on
 // the moduli.
@@ -343,13 +294,26 @@ inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& o
                        detail::bound_margin;
 }
 
-inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0) {
+// Where the dp engine keeps its states: dense ranked arrays where they fit (detail::dense_dp_fits),
+// else hash tables of the states that occur; tests ask for one.
+enum class dp_states { automatic, hash_tables, dense_where_exact };
+
+inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0,
+                                   dp_states states = dp_states::automatic) {
   if (order.frontier > dp_max_frontier) {
     throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
                                                           std::to_string(order.frontier) + " rows (at most " +
                                                           std::to_string(dp_max_frontier) + ")");
   }
   threads = detail::engine_threads(threads);
+  const bool keeps_exact =
+      !a.has_integer_values() || !detail::exact_refusal(a, "dp", exact_reach::within_residue_primes);
+  if ((states == dp_states::automatic && detail::dense_dp_fits(a, order)) ||
+      (states == dp_states::dense_where_exact && order.frontier <= ranked_dp_max_frontier && keeps_exact)) {
+    dp_value v = detail::ranked_dp_value(a, order, precision::automatic, "dp", detail::ranked_dp_on_host{threads});
+    v.arithmetic = "states in dense ranked arrays; " + v.arithmetic;
+    return v;
+  }
   dp_value result;
   detail::dp_run_stats stats;
   if (a.is_complex()) {
@@ -386,6 +350,7 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
   }
   result.peak_states = stats.peak_states;
   result.transitions = stats.transitions;
+  result.arithmetic = "states in hash tables; " + result.arithmetic;
   return result;
 }
 
@@ -405,6 +370,9 @@ struct dp {
   static constexpr double transition_seconds = 2e-8;  // per predicted transition, 2 cores (mesh1e1: 2.3e7 in 0.47 s)
   static constexpr double big_integer_factor = 4;     // big-integer states cost more
   static constexpr double complex_factor = 3;         // complex states: two sums and a complex product
+  // dense ranked steps: per unit of work (a new state times its union's rows), 2 cores (bcsstk01:
+  // 2.3e10 in 38 s); complex states and a pass of four residues cost more
+  static constexpr double dense_work_seconds = 1.7e-9, dense_complex_factor = 1.5, dense_residue_pass_factor = 2;
 
   static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e);
@@ -415,29 +383,6 @@ struct dp {
 };
 
 }  // namespace engines
-
-// A result from a dp run's value (the dp and gpu-dp engines); the plan names the order and the run.
-inline permanent_result dp_result(std::string_view engine, const sparse_matrix& matrix, const frontier_order& order,
-                                  const dp_value& v, std::string_view where = "") {
-  permanent_result result;
-  result.engine = engine;
-  result.n = matrix.n();
-  result.nnz = matrix.nnz();
-  if (v.exact) {
-    result.exact = true;
-    result.permanent = v.exact_value.to_decimal();
-    result.value = v.value;
-    if (v.complex) set_imaginary_part(result, v.imag, v.exact_imag.to_decimal());
-  } else {
-    set_floating_value(result, v.value);
-    if (v.complex) set_imaginary_part(result, v.imag);
-    set_error_bound(result, v.error_bound);
-  }
-  result.plan = "columns in " + order.name + " order; frontier " + std::to_string(order.frontier) + " rows; " +
-                std::to_string(v.peak_states) + " states at most; " + detail::format_count(v.transitions) +
-                " transitions; " + v.arithmetic + std::string(where);
-  return result;
-}
 
 // The dp engine on a matrix, in the column order `order` (frontier_orders).
 inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0) {
@@ -461,6 +406,19 @@ inline permanent_result engines::dp::run(const engine_task& task, const compute_
 inline void engines::dp::estimate(const planner_block& block, engine_estimate& e) {
   const sparse_matrix& m = block.matrix;
   const frontier_order& order = block.order;
+  const int threads = detail::engine_threads(block.options.threads);
+  if (detail::dense_dp_fits(m, order)) {  // what permanent_dp_value runs
+    const detail::ranked_dp_plan plan = detail::make_ranked_dp_plan(m, order);
+    const int primes = detail::ranked_dp_primes(m, precision::automatic);
+    e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
+    if (e.memory_bytes <= block.memory_limit) {
+      const double factor = primes > 0       ? (primes + 3) / 4 * dense_residue_pass_factor
+                            : m.is_complex() ? dense_complex_factor
+                                             : 1;
+      e.seconds = plan.work * dense_work_seconds * factor * 2 / std::max(1, std::min(threads, 2));
+      return;
+    }
+  }
   const bool big = m.has_integer_values() && !detail::fits_int128(m, 0);
   const double words = order.frontier <= 64 ? 1 : order.frontier <= 128 ? 2 : order.frontier <= 256 ? 4 : 8;
   const double state_bytes = 8 * words + (big ? 64 : 16) * (m.is_complex() ? 2 : 1);
@@ -471,7 +429,6 @@ inline void engines::dp::estimate(const planner_block& block, engine_estimate& e
     e.why = "needs about " + detail::format_bytes(e.memory_bytes) + " for " + detail::format_count(order.peak_states) +
             " states, more than the " + detail::format_bytes(block.memory_limit) + " it may use";
   } else {
-    const int threads = detail::engine_threads(block.options.threads);
     e.seconds = order.transitions * transition_seconds * (big ? big_integer_factor : 1) *
                 (m.is_complex() ? complex_factor : 1) * 2 / std::max(1, std::min(threads, 2));
   }

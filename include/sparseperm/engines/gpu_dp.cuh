@@ -52,11 +52,6 @@ struct gpu_dp {
 
 namespace detail {
 
-// Bytes of the two state arrays of a plan in an arithmetic of `lanes` doubles a state.
-inline double ranked_dp_bytes(const ranked_dp_plan& plan, int lanes) {
-  return 2.0 * lanes * 8.0 * static_cast<double>(plan.peak_states);
-}
-
 #if defined(__CUDACC__)
 
 // The new states of one step, a grid-stride loop over their ranks; the binomials in shared memory.
@@ -86,7 +81,7 @@ struct ranked_dp_on_gpu {
     const cudaDeviceProp properties = gpu::select_device(device, std::string(engines::gpu_dp::name));
     std::size_t free_bytes = 0, total_bytes = 0;
     gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    const double bytes = ranked_dp_bytes(plan, Arith::lanes);
+    const double bytes = ranked_dp_bytes(static_cast<double>(plan.peak_states), Arith::lanes);
     if (bytes > 0.9 * static_cast<double>(free_bytes)) {
       throw engine_error(engine_error::kind::too_large,
                          "engine 'gpu-dp' needs " + format_bytes(bytes) + " of device memory for " +
@@ -145,10 +140,7 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   const detail::ranked_dp_plan plan = detail::make_ranked_dp_plan(m, block.order);
   const int primes = detail::ranked_dp_primes(m, block.options.precision);
   const int passes = (primes + detail::ranked_residues::lanes - 1) / detail::ranked_residues::lanes;
-  const int lanes = primes > 0       ? detail::ranked_residues::lanes
-                    : m.is_complex() ? detail::ranked_complex::lanes
-                                     : detail::ranked_real::lanes;
-  e.memory_bytes = detail::ranked_dp_bytes(plan, lanes);
+  e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
   e.arithmetic =
       primes > 0 ? arithmetic_choice{arithmetic::residues, primes} : arithmetic_choice{arithmetic::double_sums};
   double device_bytes = 0;

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "../core/config.cuh"
 #include "../core/engine_error.cuh"
 #include "../detail/bits.cuh"
@@ -37,8 +39,9 @@
 #include "../numeric/arithmetic.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/modular.cuh"
+#include "../ryser/runtime_arithmetic.cuh"
 #include "../structure/frontier_order.cuh"
-#include "dp.cuh"
+#include "dp_value.cuh"
 
 namespace sparseperm {
 
@@ -326,6 +329,30 @@ struct ranked_dp_on_host {
     return old;
   }
 };
+
+// Bytes of the two state arrays of a plan in an arithmetic of `lanes` doubles a state.
+inline double ranked_dp_bytes(double peak_states, int lanes) { return 2.0 * lanes * 8.0 * peak_states; }
+
+// The lanes a state holds for `matrix` with `primes` residues (0: doubles).
+inline int ranked_dp_lanes(const sparse_matrix& matrix, int primes) {
+  return primes > 0 ? ranked_residues::lanes : matrix.is_complex() ? ranked_complex::lanes : ranked_real::lanes;
+}
+
+inline double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 4.0 * (1ull << 30);
+}
+
+// Whether the dp engine runs `order` in dense steps on the host: a union of at most 63 rows, the
+// arithmetic dp promises (integer matrices exact: residues must hold them, so Gaussian integers and
+// integers beyond 16 primes stay on the hash tables' wide integers), and arrays within a quarter of
+// the memory. Where states are few against C(active, matched), the hash tables keep only those.
+inline bool dense_dp_fits(const sparse_matrix& a, const frontier_order& order) {
+  if (order.frontier > ranked_dp_max_frontier) return false;
+  if (a.has_integer_values() && exact_refusal(a, "dp", exact_reach::within_residue_primes)) return false;
+  const int lanes = ranked_dp_lanes(a, a.has_integer_values() ? 1 : 0);
+  return ranked_dp_bytes(order.peak_states, lanes) <= 0.25 * physical_memory_bytes();
+}
 
 // What the dense steps run for precision p: residues (how many primes) or 0 for doubles.
 inline int ranked_dp_primes(const sparse_matrix& matrix, precision p) {
