@@ -298,9 +298,13 @@ inline void unscale_result(permanent_result& r, std::int64_t shift) {
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
   // magnitudes beyond double's range: a floating run of the matrix scaled near 1 (exact integer
-  // runs need no scaling: their integers have no range)
+  // runs need no scaling: their integers have no range). Under the default an integer matrix stays
+  // exact, unless the engine asked for has no exact arithmetic that holds it and runs it in doubles.
+  const bool floating_integers =
+      matrix.has_integer_values() && options.precision == precision::automatic && !options.engine.automatic() &&
+      detail::exact_refusal(matrix, options.engine.get()->name, options.engine.get()->exact).has_value();
   if (options.precision != precision::exact &&
-      (!matrix.has_integer_values() || options.precision != precision::automatic)) {
+      (!matrix.has_integer_values() || options.precision != precision::automatic || floating_integers)) {
     if (const auto scaling = detail::scale_to_unit(matrix)) {
       permanent_result result = compute_permanent(scaling->matrix, options);
       detail::unscale_result(result, scaling->shift);

@@ -250,3 +250,36 @@ TEST_CASE("permanents beyond double's range: rows and columns scaled by powers o
   MESSAGE(checked << " results beyond double's range checked, " << beyond << " with their decimal text");
   CHECK(beyond >= 36);
 }
+
+// An integer matrix that no exact arithmetic of a named Ryser engine holds (rows beyond 2^24, the
+// bound beyond 128 bits) runs in doubles under the default: scaled like any real matrix, it gives the
+// leading digits of dp's exact big integer instead of an overflow.
+TEST_CASE("integer matrices a named engine runs in doubles are scaled beyond double's range") {
+  const int n = 27;
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < n; ++i) {
+    entries.push_back({i, i, std::ldexp(1.0, 40) - 1 - i});  // perm ≈ 2^1080
+    entries.push_back({i, (i + 1) % n, 1048573});
+    entries.push_back({i, (i + 5) % n, -1048571});
+  }
+  const auto a = sp::sparse_matrix::from_entries(n, entries);
+  REQUIRE(a.has_integer_values());
+  const auto exact = sp::compute_permanent(a);  // auto: exact on dp
+  REQUIRE(exact.exact);
+  REQUIRE(exact.permanent.size() > 310);
+  sp::compute_options options;
+  options.engine = sp::engine_choice(sp::engines::cpu_sparse{});
+  const auto r = sp::compute_permanent(a, options);
+  CHECK_FALSE(r.exact);
+  CHECK(r.scale_exponent != 0);
+  CHECK(std::isinf(r.value));
+  // "d.dddd…e+E": E + 1 digits, the leading ones dp's to the digits the bound trusts
+  const std::string& text = r.permanent;
+  CAPTURE(text);
+  CAPTURE(exact.permanent);
+  REQUIRE(sp::trusted_digits(r).value_or(0) >= 12);
+  CHECK(std::stoul(text.substr(text.find('e') + 1)) + 1 == exact.permanent.size());
+  const double mantissa = std::stod(text.substr(0, text.find('e')));
+  const double leading = std::stod(exact.permanent.substr(0, 1) + "." + exact.permanent.substr(1, 16));
+  CHECK(std::fabs(mantissa - leading) <= 1e-11 * leading);
+}
