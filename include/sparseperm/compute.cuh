@@ -202,7 +202,7 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
 
 namespace detail {
 
-// A real matrix scaled by powers of two, columns to balance it and rows to put each row's largest
+// A matrix scaled by powers of two (complex ones by the moduli), columns to balance it and rows to put each row's largest
 // |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled), exactly (every scaled value is a
 // normal double, checked). Engines then work near 1 whatever the file's magnitudes.
 struct unit_scaling {
@@ -217,7 +217,7 @@ inline constexpr double unscaled_log2_limit = 768;
 // The scaling where the matrix needs it (its row sums' product beyond 2^±(768 − n)), else nothing.
 inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
   const int n = a.n();
-  if (n == 0 || a.is_complex() || a.has_empty_line()) return std::nullopt;  // empty lines: perm 0
+  if (n == 0 || a.has_empty_line()) return std::nullopt;  // empty lines: perm 0
   double log2_product = 0;
   for (double s : row_abs_sums(a)) log2_product += s > 0 ? std::log2(s) : 0;
   if (std::fabs(log2_product) <= unscaled_log2_limit - n) return std::nullopt;
@@ -228,7 +228,8 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
   // still span hundreds of binary orders.)
   const std::vector<matrix_entry> entries = a.entries();
   std::vector<int> exponent(entries.size());
-  for (std::size_t k = 0; k < entries.size(); ++k) std::frexp(entries[k].value, &exponent[k]);
+  for (std::size_t k = 0; k < entries.size(); ++k)  // complex values: of the modulus
+    std::frexp(entries[k].imag == 0 ? entries[k].value : std::hypot(entries[k].value, entries[k].imag), &exponent[k]);
   std::vector<double> row_mean(n, 0), column_mean(n, 0), sum(n);
   std::vector<int> row_count(n, 0), column_count(n, 0);
   for (const matrix_entry& e : entries) ++row_count[e.row], ++column_count[e.column];
@@ -250,10 +251,12 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
   std::vector<matrix_entry> scaled = entries;
   for (std::size_t k = 0; k < scaled.size(); ++k) {
     const int shift = row_exponent[scaled[k].row] + column_exponent[scaled[k].column];
-    scaled[k].value = std::ldexp(entries[k].value, -shift);
-    // exact only while normal: a value pushed into the subnormals would lose bits
-    if (std::fabs(scaled[k].value) < std::numeric_limits<double>::min() ||
-        std::ldexp(scaled[k].value, shift) != entries[k].value)
+    // exact only while normal: a value (or a nonzero part) pushed into the subnormals would lose bits
+    const auto exact_part = [&](double part, double& to) {
+      to = std::ldexp(part, -shift);
+      return part == 0 || (std::fabs(to) >= std::numeric_limits<double>::min() && std::ldexp(to, shift) == part);
+    };
+    if (!exact_part(entries[k].value, scaled[k].value) || !exact_part(entries[k].imag, scaled[k].imag))
       return std::nullopt;
   }
   for (int i = 0; i < n; ++i) s.shift += row_exponent[i] + column_exponent[i];
@@ -267,28 +270,38 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
 // its exponent).
 inline void unscale_result(permanent_result& r, std::int64_t shift) {
   if (r.exact) {  // only the structure decides a scaled matrix exactly (its values are below 1): 0
-    if (r.value != 0) throw engine_error(engine_error::kind::failed, "an exact permanent of a scaled matrix");
+    if (r.value != 0 || r.imag != 0)
+      throw engine_error(engine_error::kind::failed, "an exact permanent of a scaled matrix");
     return;
   }
-  scaled_double value(r.value), bound(r.error_bound.value_or(0));
+  scaled_double value(r.value), imag(r.imag), bound(r.error_bound.value_or(0));
   value.scale(shift);
+  imag.scale(shift);
   bound.scale(shift);
   const auto in_range = [](const scaled_double& v) {
     return v.is_zero() || (v.exponent() <= 1024 && v.exponent() >= -1021);
   };
-  if (in_range(value) && in_range(bound)) {
+  if (in_range(value) && in_range(imag) && in_range(bound)) {
     r.value = value.to_double();
     r.permanent = format_double(r.value);
+    if (r.complex) {
+      r.imag = imag.to_double();
+      r.permanent_imag = format_double(r.imag);
+    }
     if (r.error_bound) r.error_bound = bound.magnitude_up();
   } else {
     r.scale_exponent = shift;
     r.scaled_value = r.value;
+    r.scaled_imag = r.imag;
     r.scaled_error_bound = r.error_bound.value_or(0);
     r.permanent = scaled_decimal(r.value, shift);
-    // the nearest double, and a bound that holds for it: ±inf above double's range (the bound too),
-    // 0 or a subnormal below it, off by at most the bound and the conversion
+    if (r.complex) r.permanent_imag = scaled_decimal(r.imag, shift);
+    // the nearest doubles, and a bound that holds for them: ±inf above double's range (the bound
+    // too), 0 or a subnormal below it, off by at most the bound and the conversions
     r.value = value.to_double();
-    if (r.error_bound) r.error_bound = bound.magnitude_up() + value.conversion_error_up();
+    r.imag = imag.to_double();
+    if (r.error_bound)
+      r.error_bound = bound.magnitude_up() + value.conversion_error_up() + (r.complex ? imag.conversion_error_up() : 0);
   }
   r.plan += "; rows and columns scaled by powers of two (2^" + std::to_string(shift) +
             " in all) to keep every engine within double's range";

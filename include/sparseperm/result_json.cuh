@@ -60,10 +60,9 @@ inline std::string to_json(const permanent_result& r, const std::string& file = 
   } else {
     out.null("trusted_digits");
   }
-  if (r.scale_exponent != 0) {  // the power of ten of `permanent`, whose value is beyond double
-    const std::string& p = r.permanent;
-    out.integer("exponent", std::stoll(p.substr(p.find('e') + 1)));
-  } else {
+  if (r.scale_exponent != 0 && !r.complex) {  // the power of ten of `permanent`, beyond double
+    out.integer("exponent", scaled_decimal_parts(r.scaled_value, r.scale_exponent).power);
+  } else {  // complex results: `real` and `imag` carry their own
     out.null("exponent");
   }
   out.string("engine", r.engine)

@@ -38,12 +38,14 @@ struct permanent_result {
   int registers_per_thread = 0;  // GPU engines: what the compiler gave the kernel
   phase_seconds seconds;
   std::string plan;  // what was done, for people and `inspect`
-  // Beyond double's range (a real floating result; scale_exponent 0 for every other): the permanent
-  // is scaled_value · 2^scale_exponent, within scaled_error_bound · 2^scale_exponent, and
-  // `permanent` writes it in decimal with its exponent (1.23456789012345e+317); value stays the
-  // nearest double (0, a subnormal or ±inf) and error_bound a bound that holds for it.
+  // Beyond double's range (a floating result; scale_exponent 0 for every other): the permanent is
+  // (scaled_value + i·scaled_imag) · 2^scale_exponent, within scaled_error_bound · 2^scale_exponent,
+  // and `permanent` (and `permanent_imag`) write it in decimal with its exponent
+  // (1.23456789012345e+317); value and imag stay the nearest doubles (0, a subnormal or ±inf) and
+  // error_bound a bound that holds for them.
   std::int64_t scale_exponent = 0;
   double scaled_value = 0;
+  double scaled_imag = 0;  // complex results: the imaginary part at the same scale
   double scaled_error_bound = 0;
 };
 
@@ -54,11 +56,17 @@ inline std::string format_double(double value) {
   return buffer;
 }
 
-// m · 2^e in decimal with `digits` significant digits and its power of ten ("1.23456789012345e+317"),
-// for magnitudes beyond double's range. long double carries log10: 15 digits stay exact for |e| up to
-// about 10^4 (a permanent of n ≤ 64 entries scaled near 1 is far within that).
-inline std::string scaled_decimal(double m, std::int64_t e, int digits = 15) {
-  if (m == 0) return "0";
+// m · 2^e as a decimal mantissa of `digits` significant digits ("1.23456789012345") and its power
+// of ten, for magnitudes beyond double's range; m = 0 gives ("0", 0). long double carries log10: 15
+// digits stay exact for |e| up to about 10^4 (a permanent of n ≤ 64 entries scaled near 1 is far
+// within that).
+struct decimal_parts {
+  std::string mantissa;
+  std::int64_t power = 0;
+};
+
+inline decimal_parts scaled_decimal_parts(double m, std::int64_t e, int digits = 15) {
+  if (m == 0) return {"0", 0};
   const long double log10_magnitude =
       std::log10(static_cast<long double>(std::fabs(m))) + static_cast<long double>(e) * 0.30102999566398119521L;
   std::int64_t power = static_cast<std::int64_t>(std::floor(log10_magnitude));
@@ -69,8 +77,14 @@ inline std::string scaled_decimal(double m, std::int64_t e, int digits = 15) {
     ++power;
     std::snprintf(text, sizeof text, "%.*Lf", digits - 1, mantissa / 10);
   }
-  return std::string(m < 0 ? "-" : "") + text + "e" + (power < 0 ? "-" : "+") +
-         std::to_string(power < 0 ? -power : power);
+  return {std::string(m < 0 ? "-" : "") + text, power};
+}
+
+// m · 2^e in decimal with its power of ten ("1.23456789012345e+317").
+inline std::string scaled_decimal(double m, std::int64_t e, int digits = 15) {
+  const decimal_parts d = scaled_decimal_parts(m, e, digits);
+  if (d.mantissa == "0") return d.mantissa;
+  return d.mantissa + "e" + (d.power < 0 ? "-" : "+") + std::to_string(d.power < 0 ? -d.power : d.power);
 }
 
 // A result's error bound as text: "%.2g", or with its exponent beyond double's range.
@@ -144,7 +158,7 @@ inline std::optional<int> trusted_digits(const permanent_result& r) {
   const bool scaled = r.scale_exponent != 0;  // beyond double's range: the scaled pair
   const double bound = scaled ? r.scaled_error_bound : *r.error_bound;
   if (bound == 0) return 17;
-  const double magnitude = scaled      ? std::fabs(r.scaled_value)
+  const double magnitude = scaled      ? std::hypot(r.scaled_value, r.scaled_imag)
                            : r.complex ? std::hypot(r.value, r.imag)
                                        : std::fabs(r.value);
   if (!(bound < magnitude)) return 0;
