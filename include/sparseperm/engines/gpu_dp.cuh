@@ -75,6 +75,7 @@ struct ranked_dp_on_gpu {
   int device = 0;
   double* device_seconds = nullptr;  // summed over passes
   std::string* where = nullptr;
+  int* threads = nullptr;  // the widest launch
 
   template <class Arith>
   std::vector<double> operator()(const ranked_dp_plan& plan, const Arith& arith) const {
@@ -105,9 +106,11 @@ struct ranked_dp_on_gpu {
     const std::uint64_t most_blocks = static_cast<std::uint64_t>(properties.multiProcessorCount) * 16;
     gpu::event_timer timer;
     timer.start();
+    unsigned widest = 1;
     for (const ranked_dp_step& s : plan.steps) {
       const auto blocks =
           static_cast<unsigned>(std::min<std::uint64_t>((s.new_states + block - 1) / block, most_blocks));
+      widest = std::max(widest, blocks);
       ranked_dp_kernel<Arith>
           <<<blocks, block>>>(s, binomial_table.data(), arith, entry_table.data(), old_values, new_values);
       gpu::check(cudaGetLastError(), "launching the gpu-dp kernel");
@@ -118,6 +121,7 @@ struct ranked_dp_on_gpu {
     gpu::check(cudaMemcpy(lanes.data(), old_values, lanes.size() * sizeof(double), cudaMemcpyDeviceToHost),
                "cudaMemcpy from the device");
     if (device_seconds) *device_seconds += seconds;
+    if (threads) *threads = static_cast<int>(widest) * block;
     if (where)
       *where = "; " + gpu::device_description(properties) + ", " + std::to_string(plan.steps.size()) + " launches of " +
                std::to_string(block) + " threads a block";
@@ -143,6 +147,10 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
   e.arithmetic =
       primes > 0 ? arithmetic_choice{arithmetic::residues, primes} : arithmetic_choice{arithmetic::double_sums};
+  if (primes > 0) {
+    e.arithmetic_why = "gpu-dp's exact arithmetic, " + std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
+                       " of four primes (about 1.2x its double time)";
+  }
   double device_bytes = 0;
 #if defined(__CUDACC__)
   cudaDeviceProp properties{};
@@ -168,10 +176,13 @@ inline permanent_result engines::gpu_dp::run(const engine_task& task, const comp
   const frontier_order order = task.order ? *task.order : frontier_orders(task.matrix).front();
   double device_seconds = 0;
   std::string where;
-  const dp_value v = detail::ranked_dp_value(task.matrix, order, options.precision, name,
-                                             detail::ranked_dp_on_gpu{options.device, &device_seconds, &where});
+  int threads = 0;
+  const dp_value v =
+      detail::ranked_dp_value(task.matrix, order, options.precision, name,
+                              detail::ranked_dp_on_gpu{options.device, &device_seconds, &where, &threads});
   permanent_result result = dp_result(name, task.matrix, order, v, where);
   result.seconds.compute = device_seconds;  // the kernels' time, CUDA events
+  result.threads = threads;
   return result;
 #else
   (void)task;
