@@ -335,6 +335,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
       }
     }
     const permanent_plan plan = make_plan(matrix, options);
+    detail::check_plan_time(plan, options);
     const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
     result = run_plan(plan, options);
     add_input_rounding(result, matrix);
@@ -357,6 +358,16 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
                            : "structurally singular: a maximum matching covers " + std::to_string(matching.size) +
                                  " of " + std::to_string(n) + " rows, so every term has a zero factor");
   } else {
+    if (engine.planned() && std::isfinite(options.time_limit_seconds)) {  // no absurd jobs
+      const frontier_order order = frontier_orders(matrix).front();
+      const engine_estimate e = detail::estimate_engine({matrix, order, options, planner_memory_limit()}, engine);
+      if (e.seconds) {
+        detail::check_time_limit(*e.seconds,
+                                 "engine " + std::string(engine.name) + " on the " + std::to_string(n) + " x " +
+                                     std::to_string(n) + " matrix",
+                                 options);
+      }
+    }
     result = run_engine({matrix}, engine, options);
     add_input_rounding(result, matrix);
   }

@@ -107,45 +107,62 @@ using detail::format_seconds;
 
 namespace detail {
 
-// Every planned engine of the catalog on one block: why it cannot (too large, unavailable here, no
-// certified bound), or its own estimate (engines/engine.cuh).
+// One engine on one block: why it cannot (too large, unavailable here, no certified bound), or its
+// own estimate (engines/engine.cuh), priced in the arithmetic it would run and with its compile.
+inline engine_estimate estimate_engine(const planner_block& block, const engine_description& engine) {
+  engine_estimate e;
+  e.engine = &engine;
+  if (engine.estimate == nullptr) {
+    e.why = "it has no estimate";
+  } else if (block.matrix.n() > engine.max_n) {
+    e.why = "n > " + std::to_string(engine.max_n);
+  } else if (block.matrix.is_complex() && !engine.complex_values) {
+    e.why = "real matrices only";
+  } else if (const auto why = engine_unavailable(engine, block.options)) {
+    e.why = *why;
+  } else if (const auto uncertified = engine.rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
+    e.why = *uncertified;
+  } else if (const auto inexact = block.options.precision == precision::exact
+                                      ? exact_refusal(block.matrix, engine.name, engine.exact)
+                                      : std::nullopt) {
+    e.why = *inexact;
+  } else {
+    engine.estimate(block, e);  // in double
+    // a Ryser engine's time in the arithmetic it would run: exactness has its price
+    if (e.seconds && engine.exact == exact_reach::within_128_bits_or_residues) {
+      const arithmetic_site site = engine.site();
+      const exact_candidates candidates = exact_candidates_of(block.matrix, is_runtime(site));
+      e.arithmetic = arithmetic_for(block.options.precision, candidates, site);  // exact refusals: above
+      if (is_exact(e.arithmetic->kind)) e.arithmetic_why = exact_choice_reason(candidates, site);
+      *e.seconds *= relative_time(*e.arithmetic, site);
+    }
+    // a generated engine compiles its module first, unless the cache holds it
+    if (e.seconds && engine.generated()) {
+      e.module_cached = module_in_cache(engine, block.matrix, block.options);
+      if (!e.module_cached) *e.seconds += engine.compile_seconds;
+    }
+  }
+  return e;
+}
+
+// Every planned engine of the catalog on one block.
 inline std::vector<engine_estimate> estimate_engines(const planner_block& block) {
   std::vector<engine_estimate> estimates;
   for (const engine_description* engine : engine_descriptions()) {
-    if (!engine->planned()) continue;
-    engine_estimate e;
-    e.engine = engine;
-    if (block.matrix.n() > engine->max_n) {
-      e.why = "n > " + std::to_string(engine->max_n);
-    } else if (block.matrix.is_complex() && !engine->complex_values) {
-      e.why = "real matrices only";
-    } else if (const auto why = engine_unavailable(*engine, block.options)) {
-      e.why = *why;
-    } else if (const auto uncertified = engine->rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
-      e.why = *uncertified;
-    } else if (const auto inexact = block.options.precision == precision::exact
-                                        ? exact_refusal(block.matrix, engine->name, engine->exact)
-                                        : std::nullopt) {
-      e.why = *inexact;
-    } else {
-      engine->estimate(block, e);  // in double
-      // a Ryser engine's time in the arithmetic it would run: exactness has its price
-      if (e.seconds && engine->exact == exact_reach::within_128_bits_or_residues) {
-        const arithmetic_site site = engine->site();
-        const exact_candidates candidates = exact_candidates_of(block.matrix, is_runtime(site));
-        e.arithmetic = arithmetic_for(block.options.precision, candidates, site);  // exact refusals: above
-        if (is_exact(e.arithmetic->kind)) e.arithmetic_why = exact_choice_reason(candidates, site);
-        *e.seconds *= relative_time(*e.arithmetic, site);
-      }
-      // a generated engine compiles its module first, unless the cache holds it
-      if (e.seconds && engine->generated()) {
-        e.module_cached = module_in_cache(*engine, block.matrix, block.options);
-        if (!e.module_cached) *e.seconds += engine->compile_seconds;
-      }
-    }
-    estimates.push_back(std::move(e));
+    if (engine->planned()) estimates.push_back(estimate_engine(block, *engine));
   }
   return estimates;
+}
+
+// No absurd jobs: a run whose estimate exceeds options.time_limit_seconds is refused before it
+// starts (kind too_large), saying the estimate, what it is for and the ways out.
+inline void check_time_limit(double seconds, const std::string& what, const compute_options& options) {
+  if (!(seconds > options.time_limit_seconds)) return;
+  throw engine_error(engine_error::kind::too_large,
+                     "the run is estimated at " + format_duration(seconds) + " (" + what +
+                         "), beyond the time limit of " + format_duration(options.time_limit_seconds) +
+                         "; --time-limit raises it ('none' lifts it), and 'sparseperm inspect' shows every "
+                         "engine's estimate");
 }
 
 }  // namespace detail
@@ -275,5 +292,28 @@ inline std::string plan_engines(const permanent_plan& plan) {
   for (const auto& name : names) s += (s.empty() ? "" : "+") + std::string(name);
   return s;
 }
+
+namespace detail {
+
+// The plan's estimate (its blocks' chosen engines together) against options.time_limit_seconds.
+inline void check_plan_time(const permanent_plan& plan, const compute_options& options) {
+  double total = 0, largest = -1;
+  std::string what;
+  for (const block_plan& b : plan.blocks) {
+    for (const engine_estimate& e : b.estimates) {
+      if (e.engine != b.engine || !e.seconds) continue;
+      total += *e.seconds;
+      if (*e.seconds > largest) {
+        largest = *e.seconds;
+        what =
+            std::to_string(b.matrix.n()) + " x " + std::to_string(b.matrix.n()) + " on " + std::string(e.engine->name);
+      }
+    }
+  }
+  if (plan.blocks.size() > 1) what = std::to_string(plan.blocks.size()) + " blocks, the longest " + what;
+  check_time_limit(total, "auto: " + what, options);
+}
+
+}  // namespace detail
 
 }  // namespace sparseperm

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -601,4 +602,44 @@ TEST_CASE("multiplicities: the repeated matrix without writing it, and mistakes 
               "square");
   check_error(run("compute " + file + " --column-multiplicities 1,x"),
               "option '--column-multiplicities': 'x' is not a whole number");
+}
+
+TEST_CASE("no absurd jobs: a run estimated beyond --time-limit is refused before it starts") {
+  // the 7-cube's biadjacency, 64 x 64 with 7 a row: no block structure, a wide frontier, 2^63 Gray steps
+  std::vector<int> index(128);
+  int even = 0, odd = 0;
+  for (int v = 0; v < 128; ++v) index[v] = __builtin_popcount(static_cast<unsigned>(v)) % 2 == 0 ? even++ : odd++;
+  std::string cube = "%%MatrixMarket matrix coordinate pattern general\n64 64 448\n";
+  for (int v = 0; v < 128; ++v) {
+    if (__builtin_popcount(static_cast<unsigned>(v)) % 2 != 0) continue;
+    for (int bit = 0; bit < 7; ++bit)
+      cube += std::to_string(index[v] + 1) + " " + std::to_string(index[v ^ (1 << bit)] + 1) + "\n";
+  }
+  const std::string path = write_file("cube7.mtx", cube);
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string engine : {"", " --engine cpu-sparse", " --engine cpu-sparse --time-limit 7d"}) {
+    CAPTURE(engine);
+    const auto r = run("compute " + path + engine);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("error: " + path + ":2: the run is estimated at ", 0) == 0);
+    CHECK(r.err.find("beyond the time limit of ") != std::string::npos);
+    CHECK(r.err.find("--time-limit raises it") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const auto r = run("compute " + path);
+  CHECK(r.err.find("beyond the time limit of 24 hours") != std::string::npos);
+  CHECK(run("inspect " + path).out.find("  but it refuses: the run is estimated at ") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));  // refused, not run
+  // a small job under a tight limit is refused too, and runs without it; bad durations are usage errors
+  const std::string ones = write_file("ones12.mtx", ones_matrix(12));
+  const auto tight = run("compute " + ones + " --engine cpu-sparse --time-limit 1e-9s");
+  CHECK(tight.code == 2);
+  CHECK(tight.err.find("beyond the time limit of 1e-09 s") != std::string::npos);
+  CHECK(run("compute " + ones + " --engine cpu-sparse --time-limit none").out.find("479001600") != std::string::npos);
+  check_error(run("compute " + ones + " --time-limit 3"),
+              "option '--time-limit': '3' is not a duration (a positive number with s, m, h or d, e.g. 36h; or none)");
+  check_error(run("compute " + ones + " --time-limit -1h"),
+              "option '--time-limit': '-1h' is not a duration (a positive number with s, m, h or d, e.g. 36h; or "
+              "none)");
 }

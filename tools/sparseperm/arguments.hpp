@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -101,6 +103,24 @@ inline double parse_real(const std::string& option, const std::string& text, dou
                       std::to_string(high) + "]");
   }
   return value;
+}
+
+// A duration: a positive number with a unit s, m, h or d ("90m", "24h", "7d"), or "none" (no limit:
+// infinity).
+inline double parse_duration(const std::string& option, const std::string& text) {
+  if (text == "none") return std::numeric_limits<double>::infinity();
+  static constexpr std::pair<char, double> units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  if (text.size() >= 2) {
+    for (const auto& [unit, seconds] : units) {
+      if (text.back() != unit) continue;
+      double value = 0;
+      const char* last = text.data() + text.size() - 1;
+      const auto [end, error] = std::from_chars(text.data(), last, value);
+      if (error == std::errc{} && end == last && value > 0 && std::isfinite(value)) return value * seconds;
+    }
+  }
+  throw usage_error("option '--" + option + "': '" + text +
+                    "' is not a duration (a positive number with s, m, h or d, e.g. 36h; or none)");
 }
 
 // "a,b,c" → {"a", "b", "c"}; empty items are refused.

@@ -216,7 +216,10 @@ inline int run_inspect(int argc, char** argv) {
               notes += std::string(notes.empty() ? "" : ", ") +
                        (e.module_cached ? "module in the cache" : "with its compile");
             }
-            std::printf("    %-12s %-22s%s%s\n", name.c_str(), format_seconds(*e.seconds).c_str(), notes.c_str(),
+            std::string seconds = format_seconds(*e.seconds);
+            if (seconds.size() >= 22)
+              seconds = sparseperm::detail::format_duration(*e.seconds);  // "3.94e+05 days": 1.08e+03 years
+            std::printf("    %-12s %-22s%s%s\n", name.c_str(), seconds.c_str(), notes.c_str(),
                         e.engine == b.engine ? "   <- chosen" : "");
             if (e.engine == b.engine && !e.arithmetic_why.empty())
               std::printf("    %-12s %-22s(exact arithmetic: %s)\n", "", "", e.arithmetic_why.c_str());
@@ -226,6 +229,11 @@ inline int run_inspect(int argc, char** argv) {
         }
       }
       std::printf("\ncompute --engine auto would run: %s\n", plan_engines(plan).c_str());
+      try {
+        sparseperm::detail::check_plan_time(plan, compute_options{});
+      } catch (const engine_error& e) {
+        std::printf("  but it refuses: %s\n", e.what());
+      }
     }
   } catch (const engine_error& e) {
     std::printf("  compute --engine auto cannot run: %s\n", e.what());

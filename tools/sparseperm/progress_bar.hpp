@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <sparseperm/core/progress.cuh>
+#include <sparseperm/detail/format.cuh>
 
 namespace sparseperm::cli {
 
@@ -45,9 +46,10 @@ class progress_bar {
       char bar[width + 1];
       for (int k = 0; k < width; ++k) bar[k] = k < filled ? '#' : '.';
       bar[width] = '\0';
-      if (fraction > 0.01) {
-        std::fprintf(stderr, "\r[%s] %5.1f%%  %.1f s, about %.0f s left\033[K", bar, 100 * fraction, elapsed,
-                     elapsed * (1 - fraction) / fraction);
+      if (fraction > 0.01) {  // the rate in the engine's units (Gray steps for Ryser), and what is left
+        const double rate = static_cast<double>(counter_.done.load(std::memory_order_relaxed)) / elapsed;
+        std::fprintf(stderr, "\r[%s] %5.1f%%  %.1f s, %.3g/s, about %s left\033[K", bar, 100 * fraction, elapsed, rate,
+                     detail::format_duration(elapsed * (1 - fraction) / fraction).c_str());
       } else {
         std::fprintf(stderr, "\r[%s] %5.1f%%  %.1f s\033[K", bar, 100 * fraction, elapsed);
       }

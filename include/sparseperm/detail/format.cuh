@@ -41,4 +41,21 @@ inline std::string format_seconds(double s) {
   return buffer;
 }
 
+// A duration for people: "40 s", "12.5 minutes", "24 hours", "2.9 days", "1.3e+04 years".
+inline std::string format_duration(double s) {
+  char buffer[48];
+  if (!std::isfinite(s)) return "no limit";
+  if (s < 120)
+    std::snprintf(buffer, sizeof buffer, "%.3g s", s);
+  else if (s < 7200)
+    std::snprintf(buffer, sizeof buffer, "%.3g minutes", s / 60);
+  else if (s < 172800)
+    std::snprintf(buffer, sizeof buffer, "%.3g hours", s / 3600);
+  else if (s < 3.15576e9)
+    std::snprintf(buffer, sizeof buffer, "%.3g days", s / 86400);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.3g years", s / 3.15576e7);
+  return buffer;
+}
+
 }  // namespace sparseperm::detail

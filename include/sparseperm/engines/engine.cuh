@@ -229,6 +229,8 @@ struct compute_options {
   progress_counter* progress = nullptr;
   pipeline_options pipeline;  // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
+  // No absurd jobs: a run estimated beyond this is refused before it starts (infinity: no limit)
+  double time_limit_seconds = 24 * 3600.0;
 };
 
 // How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the
