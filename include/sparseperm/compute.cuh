@@ -309,6 +309,23 @@ inline void unscale_result(permanent_result& r, std::int64_t shift) {
 
 }  // namespace detail
 
+namespace detail {
+
+// --checkpoint is kept by the engines with the `journals` trait, named; auto plans blocks whose
+// engines may not keep one.
+inline void check_checkpoint(const engine_description* engine, const compute_options& options) {
+  if (options.checkpoint.empty() || (engine != nullptr && engine->journals)) return;
+  std::string journaling;
+  for (const engine_description* e : engine_descriptions()) {
+    if (e->journals) journaling += (journaling.empty() ? "" : ", ") + std::string(e->name);
+  }
+  throw engine_error(engine_error::kind::bad_setting,
+                     "--checkpoint: engine '" + std::string(engine ? engine->name : "auto") +
+                         "' does not keep a journal yet; name one that does with --engine (" + journaling + ")");
+}
+
+}  // namespace detail
+
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
   // magnitudes beyond double's range: a floating run of the matrix scaled near 1 (exact integer
   // runs need no scaling: their integers have no range). Under the default an integer matrix stays
@@ -329,6 +346,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
   const int n = matrix.n();
   permanent_result result;
   if (options.engine.automatic()) {
+    detail::check_checkpoint(nullptr, options);
     if (options.precision == precision::exact) {  // the planner can hand any block to dp
       if (const auto why = detail::exact_refusal(matrix, "auto", exact_reach::any_integer)) {
         throw engine_error(engine_error::kind::refused, *why);
@@ -346,6 +364,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
   }
   check_complex_values(*options.engine.get(), matrix);
   const engine_description& engine = check_engine(*options.engine.get(), n, options);
+  detail::check_checkpoint(&engine, options);
   const bipartite_matching matching = maximum_matching(matrix);
   const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
   if (n == 0 || matching.size < n) {

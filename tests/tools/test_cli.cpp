@@ -643,3 +643,53 @@ TEST_CASE("no absurd jobs: a run estimated beyond --time-limit is refused before
               "option '--time-limit': '-1h' is not a duration (a positive number with s, m, h or d, e.g. 36h; or "
               "none)");
 }
+
+TEST_CASE("checkpoints: a killed run resumes from its journal with the same value; mismatches are refused") {
+  const std::string dir = cli_test::scratch_dir().string();
+  // kill -9 in the middle of an exact run (once its journal holds some chunks), then resume
+  const std::string counting = dir + "/count30.mtx";
+  REQUIRE(run("generate --n 30 --density 0.25 --values ones --seed 3 -o " + counting).code == 0);
+  const std::string journal = dir + "/count30.journal";
+  std::filesystem::remove(journal);
+  const std::string command =
+      std::string(SPARSEPERM_CLI) + " compute " + counting + " --engine cpu-sparse --threads 2 --checkpoint " + journal;
+  const auto killed = cli_test::run_raw("(" + command + " & pid=$!; while [ \"$(stat -c %s " + journal +
+                                        " 2>/dev/null || echo 0)\" -lt 8000 ]; do sleep 0.02; done; kill -9 $pid; "
+                                        "wait $pid; echo killed $?)");
+  CHECK(killed.out.find("killed 137") != std::string::npos);
+  const auto resumed = compute_json(counting, "cpu-sparse", " --threads 1 --checkpoint " + journal);
+  const auto reference = compute_json(counting, "dp");
+  CHECK(resumed["permanent"].as_string() == reference["permanent"].as_string());
+  std::smatch found;
+  const std::string plan = resumed["plan"].as_string();
+  REQUIRE(std::regex_search(plan, found, std::regex("([0-9]+) of 4096 chunks resumed")));
+  const int from_journal = std::stoi(found[1]);
+  CHECK(from_journal > 0);
+  CHECK(from_journal < 4096);
+  MESSAGE("killed after " << from_journal << " of 4096 chunks; resumed to the same count");
+  // a floating run resumed from a journal cut in the middle of a record: bit for bit the same double
+  // (n = 24: 2^23 steps in 4096 chunks)
+  const std::string real = dir + "/real24.mtx";
+  REQUIRE(run("generate --n 24 --density 0.5 --seed 9 -o " + real).code == 0);
+  const std::string full = dir + "/real24.journal", cut = dir + "/real24-cut.journal";
+  std::filesystem::remove(full);
+  std::filesystem::remove(cut);
+  const auto whole = compute_json(real, "cpu-sparse", " --precision double --checkpoint " + full);
+  const auto size = std::filesystem::file_size(full);
+  const std::uintmax_t header = 86, record = (size - header) / 4096;
+  REQUIRE(header + 4096 * record == size);
+  std::filesystem::copy_file(full, cut);
+  std::filesystem::resize_file(cut, header + 1000 * record + record / 2);
+  const auto again = compute_json(real, "cpu-sparse", " --precision double --threads 1 --checkpoint " + cut);
+  CHECK(again["permanent"].as_string() == whole["permanent"].as_string());
+  CHECK(again["plan"].as_string().find("1000 of 4096 chunks resumed") != std::string::npos);
+  // another matrix, another arithmetic: refused; auto does not keep a journal
+  const auto other = run("compute " + counting + " --engine cpu-sparse --checkpoint " + full);
+  CHECK(other.code == 2);
+  CHECK(other.err.find("it is the journal of another run") != std::string::npos);
+  const auto arithmetic = run("compute " + real + " --engine cpu-sparse --precision compensated --checkpoint " + full);
+  CHECK(arithmetic.code == 2);
+  CHECK(arithmetic.err.find("it is the journal of another run") != std::string::npos);
+  check_error(run("compute " + real + " --checkpoint " + full),
+              "--checkpoint: engine 'auto' does not keep a journal yet; name one that does with --engine (cpu-sparse)");
+}

@@ -15,7 +15,7 @@ namespace sparseperm::cli {
 
 inline const char* compute_help =
     "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--device D]\n"
-    "                          [--time-limit T] [--json]\n"
+    "                          [--time-limit T] [--checkpoint FILE] [--json]\n"
     "                          [--row-multiplicities R1,R2,...] [--column-multiplicities C1,C2,...]\n"
     "\n"
     "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer, complex\n"
@@ -37,6 +37,10 @@ inline const char* compute_help =
     "  --device D      the CUDA device of the GPU engines (default 0)\n"
     "  --time-limit T  refuse a run whose estimate exceeds T (s, m, h or d: 90m, 36h, 7d; none: no\n"
     "                  limit; default 24h), with exit code 2 and the estimate\n"
+    "  --checkpoint FILE  journal the finished chunks in FILE (appended and synced as they finish);\n"
+    "                  the same command after a kill resumes from it and gives the same value, bit\n"
+    "                  for bit. A journal of another matrix, engine, arithmetic or version is\n"
+    "                  refused. Engines: cpu-sparse (named with --engine)\n"
     "  --row-multiplicities R1,R2,...     the permanent of the matrix with row i repeated Ri times\n"
     "  --column-multiplicities C1,C2,...  and column j Cj times (one count per line, 0 drops it; both\n"
     "                  lists sum to the same total, 1 each where one is left out). glynn and\n"
@@ -147,9 +151,9 @@ inline void apply_multiplicities(const arguments& args, matrix_market_file& file
 }
 
 inline int run_compute(int argc, char** argv) {
-  const arguments args(
-      argc, argv, 2, {"json", "help"},
-      {"engine", "threads", "device", "precision", "time-limit", "row-multiplicities", "column-multiplicities"});
+  const arguments args(argc, argv, 2, {"json", "help"},
+                       {"engine", "threads", "device", "precision", "time-limit", "checkpoint", "row-multiplicities",
+                        "column-multiplicities"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
     return 0;
@@ -173,6 +177,7 @@ inline int run_compute(int argc, char** argv) {
   if (const auto device = args.value("device"))
     options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
   if (const auto limit = args.value("time-limit")) options.time_limit_seconds = parse_duration("time-limit", *limit);
+  if (const auto journal = args.value("checkpoint")) options.checkpoint = *journal;
 
   matrix_market_file file = read_matrix_market(args.positionals()[0]);
   apply_multiplicities(args, file);

@@ -51,6 +51,7 @@ struct cpu_sparse : ryser_engine {
       "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP";
   static constexpr engine_placement placement = engine_placement::host;
   static constexpr bool cpu_threads = true;
+  static constexpr bool journals = true;                  // --checkpoint
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
 
@@ -69,6 +70,7 @@ struct cpu_sparse_options {
   int threads = 0;                       // 0: as many as OpenMP offers
   progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
   sparseperm::precision precision = sparseperm::precision::automatic;
+  std::string checkpoint;  // a journal file (detail/journal.cuh): resume from it, append to it
 };
 
 namespace detail {
@@ -126,7 +128,8 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
 
 // Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh).
 template <class X, class Sum, class Product = plain_product>
-Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking) {
+Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
+                  host_journal* journal = nullptr) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
   Sum sum;
   sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
@@ -136,8 +139,30 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
         X x[max_ryser_n];
         sparse_ryser_steps(view, x, 1, first, end, local, Product{});
       },
-      sum, chunking);
+      sum, chunking, journal);
   return sum;
+}
+
+// What decides a cpu-sparse run's chunk sums, for its journal's key: the version, the arithmetic,
+// the chunking and the columns as the loop reads them (their bytes: values after grids or doubling).
+template <class X, class Sum>
+host_journal cpu_sparse_journal(const std::string& path, const ryser_columns<X>& m) {
+  host_journal j;
+  j.open = [&path, &m](const host_chunking& chunking, std::size_t sum_bytes) {
+    std::string key = "sparseperm " SPARSEPERM_VERSION_STRING " cpu-sparse; " + Sum::description() + "; " +
+                      std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sum_bytes) + "-byte sums; n " +
+                      std::to_string(m.n) + "; chunks " + std::to_string(chunking.chunks) + " of " +
+                      std::to_string(chunking.chunk) + "\n";
+    const auto bytes = [&key](const auto& v) {
+      key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+    };
+    bytes(m.start);
+    bytes(m.rows);
+    bytes(m.values);
+    bytes(m.x0);
+    return std::make_unique<checkpoint_journal>(path, key, sum_bytes);
+  };
+  return j;
 }
 
 }  // namespace detail
@@ -166,13 +191,17 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 
   detail::host_chunking chunking;
   std::string arithmetic;
+  std::size_t resumed = 0;
   const arithmetic_choice choice =
       detail::choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
   if (matrix.is_complex()) {
     detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
       using X = typename Arith::value;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order);
-      const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking);
+      detail::host_journal journal = detail::cpu_sparse_journal<X, Sum>(options.checkpoint, columns);
+      const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking,
+                                                    options.checkpoint.empty() ? nullptr : &journal);
+      resumed = journal.resumed;
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });
@@ -181,19 +210,28 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
       using X = typename Arith::value;
       using Product = detail::product_type_of<Arith>;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking);
+      detail::host_journal journal = detail::cpu_sparse_journal<X, Sum>(options.checkpoint, columns);
+      const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking,
+                                                             options.checkpoint.empty() ? nullptr : &journal);
+      resumed = journal.resumed;
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
+  if (!options.checkpoint.empty()) {
+    result.plan += "; journal " + options.checkpoint + ": " + std::to_string(resumed) + " of " +
+                   std::to_string(chunking.chunks) + " chunks resumed from it";
+  }
   return finish();
 }
 
 inline permanent_result engines::cpu_sparse::run(const engine_task& task, const compute_options& options) {
-  return permanent_cpu_sparse(
-      task.matrix, {.threads = options.threads, .progress = options.progress, .precision = options.precision});
+  return permanent_cpu_sparse(task.matrix, {.threads = options.threads,
+                                            .progress = options.progress,
+                                            .precision = options.precision,
+                                            .checkpoint = options.checkpoint});
 }
 
 }  // namespace sparseperm

@@ -12,6 +12,7 @@
 //   rounds_to_grids        a Ryser engine: values rounded to row grids, so its bound needs certified grids
 //   run(task, options)     the permanent of a matrix with a perfect matching (not for generated engines)
 //   cpu_threads            optional, true: it runs on options.threads CPU threads (bench varies them)
+//   journals               optional, true: it resumes from and appends to options.checkpoint's journal
 //   complex_values         optional, true: it computes complex matrices' permanents too (the others
 //                          are not given them: compute refuses, the planner passes them over)
 //   unavailable(options)   optional: why it cannot run here (nothing: it can)
@@ -143,6 +144,7 @@ struct engine_description {
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
   double compile_seconds;  // generated engines: what generating and compiling a module costs (planner)
+  bool journals = false;   // it keeps compute_options::checkpoint's journal
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
@@ -176,6 +178,10 @@ constexpr engine_description make_description() {
                   { E::complex_values } -> std::convertible_to<bool>;
                 })
     d.complex_values = E::complex_values;
+  if constexpr (requires {
+                  { E::journals } -> std::convertible_to<bool>;
+                })
+    d.journals = E::journals;
   if constexpr (is_generated(E::placement)) {
     d.module_type = E::module_type;
     d.module_header = E::module_header;
@@ -231,6 +237,8 @@ struct compute_options {
   sparseperm::precision precision = sparseperm::precision::automatic;
   // No absurd jobs: a run estimated beyond this is refused before it starts (infinity: no limit)
   double time_limit_seconds = 24 * 3600.0;
+  // A checkpoint journal to resume from and append to (engines with the `journals` trait)
+  std::string checkpoint;
 };
 
 // How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the

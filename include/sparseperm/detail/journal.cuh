@@ -1,0 +1,114 @@
+#pragma once
+// A checkpoint journal: the finished chunks of one run and their partial sums, appended one record at a
+// time and synced, so that a run killed at any instant (SIGKILL, a node failure) resumes where its
+// journal ends and gives the same result, bit for bit (the chunks' sums are reduced in chunk order).
+//
+// The file starts with a line "sparseperm journal 1 <key digest>\n", where the key names everything
+// that decides the chunks' sums (the matrix as the engine holds it, the engine, the arithmetic, the
+// chunking, the library's version); a journal with another key is refused, never mixed. Each record
+// is the chunk's index (8 bytes), the sum's bytes and 8 bytes of SHA-256 over both; a record that is
+// cut short or does not check (the run died while writing it) ends the journal there, and the file is
+// cut back to its last good record before appending. The file is created 0600, not through a link,
+// and locked while a run writes it.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "../core/engine_error.cuh"
+#include "file_descriptor.cuh"
+#include "sha256.cuh"
+
+namespace sparseperm::detail {
+
+class checkpoint_journal {
+ public:
+  // Opens (or creates) `path` for a run whose chunk sums are `payload_bytes` long and whose identity
+  // is `key`; the records already there can be read with find().
+  checkpoint_journal(const std::string& path, std::string_view key, std::size_t payload_bytes)
+      : path_(path), payload_(payload_bytes) {
+    fd_ = file_descriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd_) fail("cannot open it: " + std::string(std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) fail("it is not a regular file");
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
+    const std::string header = "sparseperm journal 1 " + hex_of(sha256::of(key)) + "\n";
+    std::string content;
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t got = ::read(fd_.get(), buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) fail("cannot read it: " + std::string(std::strerror(errno)));
+      if (got == 0) break;
+      content.append(buffer, static_cast<std::size_t>(got));
+    }
+    std::size_t good = 0;
+    if (content.empty()) {
+      if (!write_all(fd_.get(), header) || ::fsync(fd_.get()) != 0) fail("cannot write it");
+      good = header.size();
+    } else {
+      if (content.compare(0, header.size(), header) != 0) {
+        fail(
+            "it is the journal of another run (a different matrix, engine, arithmetic, chunking or version); "
+            "remove it or name another file");
+      }
+      good = header.size();
+      const std::size_t record = 8 + payload_ + 8;
+      while (content.size() - good >= record) {
+        const std::string_view r(content.data() + good, record);
+        if (r.substr(8 + payload_) != std::string_view(check_of(r.substr(0, 8 + payload_)))) break;
+        std::uint64_t chunk = 0;
+        std::memcpy(&chunk, r.data(), 8);
+        sums_[chunk] = std::string(r.substr(8, payload_));
+        good += record;
+      }
+    }
+    if (::ftruncate(fd_.get(), static_cast<off_t>(good)) != 0 || ::lseek(fd_.get(), 0, SEEK_END) < 0)
+      fail("cannot cut it back to its last whole record");
+  }
+
+  std::size_t resumed() const { return sums_.size(); }
+
+  // The sum of `chunk` from an earlier run, copied to `out` (payload_bytes), or false.
+  bool find(std::uint64_t chunk, void* out) const {
+    const auto it = sums_.find(chunk);
+    if (it == sums_.end()) return false;
+    std::memcpy(out, it->second.data(), payload_);
+    return true;
+  }
+
+  // Appends a finished chunk and syncs it to the disk (threads may call it at once).
+  void record(std::uint64_t chunk, const void* sum) {
+    std::string r(8 + payload_, '\0');
+    std::memcpy(r.data(), &chunk, 8);
+    std::memcpy(r.data() + 8, sum, payload_);
+    r += check_of(r);
+    const std::lock_guard lock(mutex_);
+    if (!write_all(fd_.get(), r) || ::fdatasync(fd_.get()) != 0) fail("cannot append to it");
+  }
+
+ private:
+  static std::string check_of(std::string_view bytes) {
+    const sha256::digest d = sha256::of(bytes);
+    return std::string(reinterpret_cast<const char*>(d.data()), 8);
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw engine_error(engine_error::kind::bad_setting, "checkpoint journal '" + path_ + "': " + why);
+  }
+
+  std::string path_;
+  std::size_t payload_;
+  file_descriptor fd_;
+  std::map<std::uint64_t, std::string> sums_;
+  std::mutex mutex_;
+};
+
+}  // namespace sparseperm::detail
