@@ -1,7 +1,8 @@
 #pragma once
 // A checkpoint journal: the finished chunks of one run and their partial sums, appended one record at a
-// time and synced, so that a run killed at any instant (SIGKILL, a node failure) resumes where its
-// journal ends and gives the same result, bit for bit (the chunks' sums are reduced in chunk order).
+// time and synced to the disk at most a second apart, so that a run killed at any instant (SIGKILL;
+// a node failure loses the last second) resumes where its journal ends and gives the same result,
+// bit for bit (the chunks' sums are reduced in chunk order).
 //
 // The file starts with a line "sparseperm journal 1 <key digest>\n", where the key names everything
 // that decides the chunks' sums (the matrix as the engine holds it, the engine, the arithmetic, the
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -85,14 +87,25 @@ class checkpoint_journal {
     return true;
   }
 
-  // Appends a finished chunk and syncs it to the disk (threads may call it at once).
+  // Appends a finished chunk (threads may call it at once). The write reaches the kernel at once, so
+  // a killed process loses nothing; the disk is synced at most once a second (each sync costs
+  // about as much as a small chunk), so a machine that fails loses at most the last second.
   void record(std::uint64_t chunk, const void* sum) {
     std::string r(8 + payload_, '\0');
     std::memcpy(r.data(), &chunk, 8);
     std::memcpy(r.data() + 8, sum, payload_);
     r += check_of(r);
     const std::lock_guard lock(mutex_);
-    if (!write_all(fd_.get(), r) || ::fdatasync(fd_.get()) != 0) fail("cannot append to it");
+    if (!write_all(fd_.get(), r)) fail("cannot append to it");
+    const auto now = std::chrono::steady_clock::now();
+    if (now - synced_ >= std::chrono::seconds(1)) {
+      if (::fdatasync(fd_.get()) != 0) fail("cannot sync it");
+      synced_ = now;
+    }
+  }
+
+  ~checkpoint_journal() {
+    if (fd_) ::fdatasync(fd_.get());
   }
 
  private:
@@ -109,6 +122,7 @@ class checkpoint_journal {
   file_descriptor fd_;
   std::map<std::uint64_t, std::string> sums_;
   std::mutex mutex_;
+  std::chrono::steady_clock::time_point synced_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace sparseperm::detail
