@@ -683,6 +683,11 @@ TEST_CASE("checkpoints: a killed run resumes from its journal with the same valu
   const auto again = compute_json(real, "cpu-sparse", " --precision double --threads 1 --checkpoint " + cut);
   CHECK(again["permanent"].as_string() == whole["permanent"].as_string());
   CHECK(again["plan"].as_string().find("1000 of 4096 chunks resumed") != std::string::npos);
+  // a header cut short (killed during the journal's first write) starts a fresh journal
+  const std::string torn = write_file("torn.journal", "sparseperm jour");
+  const auto fresh = compute_json(real, "cpu-sparse", " --precision double --checkpoint " + torn);
+  CHECK(fresh["permanent"].as_string() == whole["permanent"].as_string());
+  CHECK(fresh["plan"].as_string().find("0 of 4096 chunks resumed") != std::string::npos);
   // another matrix, another arithmetic: refused; auto does not keep a journal
   const auto other = run("compute " + counting + " --engine cpu-sparse --checkpoint " + full);
   CHECK(other.code == 2);

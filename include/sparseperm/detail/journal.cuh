@@ -53,8 +53,11 @@ class checkpoint_journal {
       content.append(buffer, static_cast<std::size_t>(got));
     }
     std::size_t good = 0;
-    if (content.empty()) {
-      if (!write_all(fd_.get(), header) || ::fsync(fd_.get()) != 0) fail("cannot write it");
+    // empty, or a header cut short by a kill during the first write: a fresh journal
+    if (content.size() < header.size() && header.compare(0, content.size(), content) == 0) {
+      if (::ftruncate(fd_.get(), 0) != 0 || ::lseek(fd_.get(), 0, SEEK_SET) < 0 || !write_all(fd_.get(), header) ||
+          ::fsync(fd_.get()) != 0)
+        fail("cannot write it");
       good = header.size();
     } else {
       if (content.compare(0, header.size(), header) != 0) {
