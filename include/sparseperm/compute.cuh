@@ -202,9 +202,9 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
 
 namespace detail {
 
-// A matrix scaled by powers of two (complex ones by the moduli), columns to balance it and rows to put each row's largest
-// |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled), exactly (every scaled value is a
-// normal double, checked). Engines then work near 1 whatever the file's magnitudes.
+// A matrix scaled by powers of two (complex ones by their moduli), columns to balance it and rows
+// to put each row's largest |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled), exactly (every
+// scaled value is a normal double, checked). Engines then work near 1 whatever the file's magnitudes.
 struct unit_scaling {
   sparse_matrix matrix;
   std::int64_t shift = 0;
@@ -307,10 +307,6 @@ inline void unscale_result(permanent_result& r, std::int64_t shift) {
             " in all) to keep every engine within double's range";
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // --checkpoint is kept by the engines with the `journals` trait, named; auto plans blocks whose
 // engines may not keep one.
 inline void check_checkpoint(const engine_description* engine, const compute_options& options) {
@@ -377,9 +373,10 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
                            : "structurally singular: a maximum matching covers " + std::to_string(matching.size) +
                                  " of " + std::to_string(n) + " rows, so every term has a zero factor");
   } else {
+    std::optional<frontier_order> order;  // found for the estimate, and then the engine's (dp, gpu-dp)
     if (engine.planned() && std::isfinite(options.time_limit_seconds)) {  // no absurd jobs
-      const frontier_order order = frontier_orders(matrix).front();
-      const engine_estimate e = detail::estimate_engine({matrix, order, options, planner_memory_limit()}, engine);
+      order = frontier_orders(matrix).front();
+      const engine_estimate e = detail::estimate_engine({matrix, *order, options, planner_memory_limit()}, engine);
       if (e.seconds) {
         detail::check_time_limit(*e.seconds,
                                  "engine " + std::string(engine.name) + " on the " + std::to_string(n) + " x " +
@@ -387,7 +384,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
                                  options);
       }
     }
-    result = run_engine({matrix}, engine, options);
+    result = run_engine({matrix, order ? &*order : nullptr}, engine, options);
     add_input_rounding(result, matrix);
   }
   result.seconds.plan = plan_seconds;

@@ -126,23 +126,6 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh).
-template <class X, class Sum, class Product = plain_product>
-Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
-                  host_journal* journal = nullptr) {
-  const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
-  Sum sum;
-  sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
-  sum_host_chunks(
-      m.n, threads, progress,
-      [&](std::uint64_t first, std::uint64_t end, Sum& local) {
-        X x[max_ryser_n];
-        sparse_ryser_steps(view, x, 1, first, end, local, Product{});
-      },
-      sum, chunking, journal);
-  return sum;
-}
-
 // What decides a cpu-sparse run's chunk sums, for its journal's key: the version, the arithmetic,
 // the chunking and the columns as the loop reads them (their bytes: values after grids or doubling).
 template <class X, class Sum>
@@ -163,6 +146,26 @@ host_journal cpu_sparse_journal(const std::string& path, const ryser_columns<X>&
     return std::make_unique<checkpoint_journal>(path, key, sum_bytes);
   };
   return j;
+}
+
+// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh); with a `checkpoint` file,
+// journaled, and `resumed` says how many chunks came from it.
+template <class X, class Sum, class Product = plain_product>
+Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
+                  const std::string& checkpoint, std::size_t& resumed) {
+  const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
+  Sum sum;
+  sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
+  host_journal journal = cpu_sparse_journal<X, Sum>(checkpoint, m);
+  sum_host_chunks(
+      m.n, threads, progress,
+      [&](std::uint64_t first, std::uint64_t end, Sum& local) {
+        X x[max_ryser_n];
+        sparse_ryser_steps(view, x, 1, first, end, local, Product{});
+      },
+      sum, chunking, checkpoint.empty() ? nullptr : &journal);
+  resumed = journal.resumed;
+  return sum;
 }
 
 }  // namespace detail
@@ -198,10 +201,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
     detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
       using X = typename Arith::value;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order);
-      detail::host_journal journal = detail::cpu_sparse_journal<X, Sum>(options.checkpoint, columns);
       const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking,
-                                                    options.checkpoint.empty() ? nullptr : &journal);
-      resumed = journal.resumed;
+                                                    options.checkpoint, resumed);
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });
@@ -210,10 +211,8 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
       using X = typename Arith::value;
       using Product = detail::product_type_of<Arith>;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      detail::host_journal journal = detail::cpu_sparse_journal<X, Sum>(options.checkpoint, columns);
       const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking,
-                                                             options.checkpoint.empty() ? nullptr : &journal);
-      resumed = journal.resumed;
+                                                             options.checkpoint, resumed);
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });

@@ -306,10 +306,14 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
                                                           std::to_string(dp_max_frontier) + ")");
   }
   threads = detail::engine_threads(threads);
-  const bool keeps_exact =
-      !a.has_integer_values() || !detail::exact_refusal(a, "dp", exact_reach::within_residue_primes);
-  if ((states == dp_states::automatic && detail::dense_dp_fits(a, order)) ||
-      (states == dp_states::dense_where_exact && order.frontier <= ranked_dp_max_frontier && keeps_exact)) {
+  bool dense = false;
+  if (states == dp_states::automatic) {
+    dense = detail::dense_dp_fits(a, order);
+  } else if (states == dp_states::dense_where_exact) {
+    dense = order.frontier <= ranked_dp_max_frontier &&
+            (!a.has_integer_values() || !detail::exact_refusal(a, "dp", exact_reach::within_residue_primes));
+  }
+  if (dense) {
     dp_value v = detail::ranked_dp_value(a, order, precision::automatic, "dp", detail::ranked_dp_on_host{threads});
     v.arithmetic = "states in dense ranked arrays; " + v.arithmetic;
     return v;
@@ -412,7 +416,7 @@ inline void engines::dp::estimate(const planner_block& block, engine_estimate& e
     const int primes = detail::ranked_dp_primes(m, precision::automatic);
     e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
     if (e.memory_bytes <= block.memory_limit) {
-      const double factor = primes > 0       ? (primes + 3) / 4 * dense_residue_pass_factor
+      const double factor = primes > 0       ? detail::ranked_dp_passes(primes) * dense_residue_pass_factor
                             : m.is_complex() ? dense_complex_factor
                                              : 1;
       e.seconds = plan.work * dense_work_seconds * factor * 2 / std::max(1, std::min(threads, 2));

@@ -143,7 +143,7 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   }
   const detail::ranked_dp_plan plan = detail::make_ranked_dp_plan(m, block.order);
   const int primes = detail::ranked_dp_primes(m, block.options.precision);
-  const int passes = (primes + detail::ranked_residues::lanes - 1) / detail::ranked_residues::lanes;
+  const int passes = detail::ranked_dp_passes(primes);
   e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
   e.arithmetic =
       primes > 0 ? arithmetic_choice{arithmetic::residues, primes} : arithmetic_choice{arithmetic::double_sums};

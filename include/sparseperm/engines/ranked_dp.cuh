@@ -333,6 +333,9 @@ struct ranked_dp_on_host {
 // Bytes of the two state arrays of a plan in an arithmetic of `lanes` doubles a state.
 inline double ranked_dp_bytes(double peak_states, int lanes) { return 2.0 * lanes * 8.0 * peak_states; }
 
+// Passes over the steps that `primes` residues take, four primes a pass.
+inline int ranked_dp_passes(int primes) { return (primes + ranked_residues::lanes - 1) / ranked_residues::lanes; }
+
 // The lanes a state holds for `matrix` with `primes` residues (0: doubles).
 inline int ranked_dp_lanes(const sparse_matrix& matrix, int primes) {
   return primes > 0 ? ranked_residues::lanes : matrix.is_complex() ? ranked_complex::lanes : ranked_real::lanes;
@@ -390,7 +393,7 @@ dp_value ranked_dp_value(const sparse_matrix& a, const frontier_order& order, pr
     }
     result.exact_value = chinese_remainder(residue, prime);
     result.value = result.exact_value.to_double();
-    const int passes = (primes + ranked_residues::lanes - 1) / ranked_residues::lanes;
+    const int passes = ranked_dp_passes(primes);
     result.arithmetic = "exact: residues modulo " + std::to_string(primes) + " primes below 2^25 in " +
                         std::to_string(passes) + (passes == 1 ? " pass" : " passes") + ", joined by the CRT";
     return result;
