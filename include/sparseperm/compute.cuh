@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/engine_error.cuh"
+#include "core/process_group.cuh"
 #include "core/progress.cuh"
 #include "core/result.cuh"
 #include "engines/catalog.cuh"
@@ -320,6 +321,21 @@ inline void check_checkpoint(const engine_description* engine, const compute_opt
                          "' does not keep a journal yet; name one that does with --engine (" + journaling + ")");
 }
 
+// Under MPI every rank plans for itself (the same matrix and options), and the chunked engines then
+// exchange records block by block: the ranks must have chosen the same engines (a module cache that
+// one host has and another lacks can change what auto prefers). One exchange says whether they did.
+inline void check_ranks_agree(const std::string& engines, const compute_options& options) {
+  if (options.processes == nullptr || !options.processes->distributed()) return;
+  const std::vector<std::string> all = options.processes->all_gather(engines);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      throw rank_error(engine_error::kind::refused, "the MPI ranks planned different engines (rank 0: " + all[0] +
+                                                        "; rank " + std::to_string(r) + ": " + all[r] +
+                                                        "); name one with --engine");
+    }
+  }
+}
+
 }  // namespace detail
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
@@ -350,6 +366,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     }
     const permanent_plan plan = make_plan(matrix, options);
     detail::check_plan_time(plan, options);
+    detail::check_ranks_agree(plan_engines(plan), options);
     const double plan_seconds = std::chrono::duration<double>(clock::now() - start).count();
     result = run_plan(plan, options);
     add_input_rounding(result, matrix);

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "core/progress.cuh"
 #include "core/result.cuh"
@@ -33,7 +34,7 @@
 namespace sparseperm {
 
 struct gpu_options {
-  int device = 0;
+  std::vector<int> devices = {0};  // the CUDA devices to share the chunks over
   progress_counter* progress = nullptr;
 };
 
@@ -63,7 +64,7 @@ permanent_result permanent(const gpu_options& options = {}) {
     result.plan = Engine::plan_text(info) + "; " + definition::sum::description();
     gpu::run_ryser_kernel<typename definition::sum, typename definition::value>(
         result, start_term_of<plan>(), reinterpret_cast<const void*>(&generated_kernel<Engine, M, P>), info.global_rows,
-        {options.device, options.progress}, detail::floating_facts_of(info));
+        {.devices = options.devices, .progress = options.progress}, detail::floating_facts_of(info));
   }
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -76,7 +76,7 @@ inline std::optional<std::string> generated_engine_unavailable(const engine_desc
 // A kernel module is compiled for the selected device's architecture, unless the caller named one.
 inline void set_device_arch(pipeline_options& pipeline, const compute_options& options) {
   if (pipeline.arch.empty()) {
-    const cudaDeviceProp device = gpu::select_device(options.device, pipeline.target.name);
+    const cudaDeviceProp device = gpu::select_device(options.first_device(), pipeline.target.name);
     pipeline.arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
   }
 }
@@ -105,14 +105,17 @@ inline permanent_result run_generated_engine(const engine_description& engine, c
   if (engine.placement == engine_placement::host_generated) {
     return run_module_of(task.matrix, pipeline, [&](const compiled_module& module) {
       return run_host_module(module.image, module.path, engine.name, engine.plan_text, task.matrix, options.precision,
-                             {.threads = options.threads, .progress = options.progress});
+                             {.threads = options.threads,
+                              .progress = options.progress,
+                              .sharing = {options.checkpoint, options.processes}});
     });
   }
 #if defined(__CUDACC__)
   set_device_arch(pipeline, options);
   return run_module_of(task.matrix, pipeline, [&](const compiled_module& kernel) {
-    return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix,
-                           options.precision, {.device = options.device, .progress = options.progress});
+    return gpu::run_module(
+        kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix, options.precision,
+        {.devices = options.devices, .progress = options.progress, .sharing = {options.checkpoint, options.processes}});
   });
 #else
   throw engine_error(engine_error::kind::unavailable, "engine '" + std::string(engine.name) + "' is not available: " +

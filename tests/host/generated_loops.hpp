@@ -6,6 +6,7 @@
 #include <sparseperm/numeric/accumulators.cuh>
 #include <sparseperm/ryser/arithmetic_types.cuh>
 #include <sparseperm/ryser/cached_loop.cuh>
+#include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/hybrid_loop.cuh>
 #include <sparseperm/ryser/purereg_loop.cuh>
 #include <sparseperm/ryser/ryser_result.cuh>
@@ -20,27 +21,35 @@ namespace sp = sparseperm;
 template <class Arith>
 using thread_sum = sp::detail::generated_sum<Arith, sp::precision::double_sums, false>;
 
-// Runs `steps(first, end, gx, stride, sum)` for every thread of every launch of Algorithm 2.
+// Runs `steps(first, end, gx, stride, sum)` as gpu/ryser_launcher.cuh does: the steps in about
+// eight aligned chunks (ryser/device_chunks.cuh), each Algorithm 2's launches with the per-thread sums
+// zeroed before and reduced into the chunk's record after, the records reduced in chunk order.
 template <class Plan, class Steps>
 sp::permanent_result run_like_a_gpu(Steps steps, int global_rows, std::uint64_t threads, std::uint64_t min_chunk) {
   using sum_type = thread_sum<typename Plan::arithmetic>;
-  const sp::launch_plan plan = sp::generate_launch_parameters(Plan::n, threads, min_chunk);
-  std::vector<sum_type> partial(threads);
+  using product = decltype(sp::start_term_of<Plan>());
+  using record = sp::detail::chunk_record<sum_type, product>;
+  const int eighth = Plan::n > 5 ? Plan::n - 4 : 1;  // 2^(n−4) steps a chunk: 8 chunks
+  const sp::detail::device_chunking chunking = sp::detail::plan_device_chunks(Plan::n, eighth, eighth);
+  std::vector<record> records;
   std::vector<typename Plan::value> global(static_cast<std::size_t>(global_rows > 0 ? global_rows : 1) * threads);
-  for (int l = 0; l < plan.count; ++l) {
-    for (std::uint64_t t = 0; t < plan[l].threads; ++t) {
-      steps(plan[l].thread_first(t), plan[l].thread_end(t), global.data() + t, threads, partial[t]);
+  for (std::uint64_t c = 0; c < chunking.chunks; ++c) {
+    const sp::launch_plan plan = sp::plan_range_launches(chunking.first_of(c), chunking.end_of(c), threads, min_chunk);
+    std::vector<sum_type> partial(threads);
+    for (int l = 0; l < plan.count; ++l) {
+      for (std::uint64_t t = 0; t < plan[l].threads; ++t) {
+        steps(plan[l].thread_first(t), plan[l].thread_end(t), global.data() + t, threads, partial[t]);
+      }
     }
+    records.push_back(record::of(partial.data(), partial.size()));
   }
   sp::permanent_result result;
   result.engine = "host emulation";
-  sp::detail::set_ryser_thread_sums(result, Plan::n, sp::start_term_of<Plan>(), partial, sp::longest_thread_steps(plan),
-                                    {Plan::grid});
+  sp::detail::set_ryser_records<sum_type>(result, Plan::n, sp::start_term_of<Plan>(), records,
+                                          sp::detail::longest_chunk_chain(chunking, threads, min_chunk), {Plan::grid});
   return result;
 }
 
-// Each generated loop as GPU threads run it (chunks of at least min_chunk steps), and cpu-cached's
-// host loop on OpenMP threads.
 template <class Plan>
 sp::permanent_result run_purereg(std::uint64_t threads) {
   return run_like_a_gpu<Plan>([](std::uint64_t first, std::uint64_t end, auto*, std::uint64_t,

@@ -2,10 +2,12 @@
 // Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
 #include <doctest/doctest.h>
 
+#include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/gray_steps.cuh>
 #include <sparseperm/ryser/launch_parameters.cuh>
 #include <sparseperm/ryser/ordering.cuh>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "test_support.hpp"
@@ -153,4 +155,36 @@ TEST_CASE("the step loop is right for every small range and for Algorithm 2's ch
     ++ranges;
   }
   CHECK(ranges == 260 * 301 + 2 * 8 * 3 + 4);
+}
+
+TEST_CASE("the GPU queue's chunks cover the Gray steps exactly, aligned, up to n = 64") {
+  for (int n = 2; n <= 64; ++n) {
+    CAPTURE(n);
+    const sp::detail::device_chunking c = sp::detail::plan_device_chunks(n);
+    REQUIRE(c.chunks >= 1);
+    CHECK(c.end == sp::step_count(n));
+    CHECK(sp::detail::is_power_of_two(c.chunk));
+    CHECK(c.chunk >= std::min<std::uint64_t>(c.end, std::uint64_t{1} << 36));
+    CHECK(c.chunk <= std::uint64_t{1} << 44);
+    std::uint64_t next = 1, steps = 0;
+    for (std::uint64_t k = 0; k < c.chunks; ++k) {  // n = 64: 2^19 chunks of 2^44, to 2^63 without overflow
+      REQUIRE(c.first_of(k) == next);
+      CHECK((c.first_of(k) - 1) % c.chunk == 0);  // ≡ 1 (mod chunk), as Algorithm 2 wants
+      REQUIRE(c.end_of(k) > c.first_of(k));
+      steps += c.steps_of(k);
+      next = c.end_of(k);
+    }
+    CHECK(next == c.end);
+    CHECK(steps == c.end - 1);
+    // every chunk's launches cover it, thread chunks aligned
+    for (const std::uint64_t k : {std::uint64_t{0}, c.chunks - 1}) {
+      const sp::launch_plan plan = sp::plan_range_launches(c.first_of(k), c.end_of(k), 132 * 864, 1024);
+      std::uint64_t covered = 0;
+      for (int l = 0; l < plan.count; ++l) {
+        CHECK((plan[l].first_step - 1) % plan[l].chunk == 0);
+        covered += plan[l].steps();
+      }
+      CHECK(covered == c.steps_of(k));
+    }
+  }
 }

@@ -6,6 +6,12 @@
 
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -142,4 +148,97 @@ TEST_CASE("progress counts every Gray step") {
   CHECK(progress.done.load() == (std::uint64_t{1} << 17) - 1);
   CHECK(progress.total.load() == progress.done.load());
   CHECK(progress.fraction() == 1.0);
+}
+
+namespace {
+
+// R ranks in one process, one thread each: an exchange is a barrier that hands every rank every
+// rank's bytes (what MPI_Allgatherv does for the CLI).
+class ranks_in_threads {
+ public:
+  explicit ranks_in_threads(int size) : slots_(static_cast<std::size_t>(size)) {
+    for (int r = 0; r < size; ++r) {
+      groups_.push_back({r, size, [this, r](const std::string& mine) { return exchange(r, mine); }});
+    }
+  }
+  const sp::process_group* rank(int r) const { return &groups_[static_cast<std::size_t>(r)]; }
+
+  // run(rank) on a thread a rank; their results (or errors) in rank order
+  template <class Run>
+  std::vector<std::string> each(const Run& run) {
+    std::vector<std::string> out(slots_.size());
+    std::vector<std::thread> threads;
+    for (std::size_t r = 0; r < slots_.size(); ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          out[r] = run(static_cast<int>(r));
+        } catch (const sp::rank_error& e) {
+          out[r] = std::string("rank_error: ") + e.what();
+        } catch (const std::exception& e) {
+          out[r] = std::string("error: ") + e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    return out;
+  }
+
+ private:
+  std::vector<std::string> exchange(int rank, const std::string& mine) {
+    std::unique_lock lock(mutex_);
+    const int generation = generation_;
+    slots_[static_cast<std::size_t>(rank)] = mine;
+    if (++arrived_ == static_cast<int>(slots_.size())) {
+      result_ = slots_;
+      arrived_ = 0;
+      ++generation_;
+      changed_.notify_all();
+      return result_;
+    }
+    changed_.wait(lock, [&] { return generation_ != generation; });
+    return result_;
+  }
+  std::vector<sp::process_group> groups_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::string> slots_, result_;
+  int arrived_ = 0, generation_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("ranks share cpu-sparse's chunks: the same value as one process, bit for bit; mismatches refused") {
+  sp::random_stream s(2026);
+  const std::string journal = (std::filesystem::temp_directory_path() / "sparseperm-ranks.journal").string();
+  for (int trial = 0; trial < 6; ++trial) {
+    const bool integers = trial % 2 == 0;
+    const sp::sparse_matrix m =
+        test_support::random_matrix(s, 18 + trial, 0.4, integers ? sp::value_kind::ones : sp::value_kind::uniform);
+    // one process with the chunks that journaled and distributed runs use
+    std::filesystem::remove(journal);
+    const auto alone = sp::permanent_cpu_sparse(m, {.threads = 2, .sharing = {journal, nullptr}});
+    std::filesystem::remove(journal);
+    for (const int size : {2, 3, 4}) {
+      CAPTURE(trial);
+      CAPTURE(size);
+      ranks_in_threads ranks(size);
+      const auto results = ranks.each([&](int r) {
+        const auto result = sp::permanent_cpu_sparse(m, {.threads = 1, .sharing = {"", ranks.rank(r)}});
+        return result.permanent + " " + (result.error_bound ? std::to_string(*result.error_bound) : "exact");
+      });
+      for (const std::string& r : results) {
+        CHECK(r == alone.permanent + " " + (alone.error_bound ? std::to_string(*alone.error_bound) : "exact"));
+      }
+    }
+  }
+  // a rank that computes another matrix of the same size: every rank refuses
+  const sp::sparse_matrix a = test_support::random_matrix(s, 16, 0.4, sp::value_kind::ones);
+  const sp::sparse_matrix b = test_support::random_matrix(s, 16, 0.4, sp::value_kind::ones);
+  ranks_in_threads ranks(3);
+  const auto results = ranks.each([&](int r) {
+    return sp::permanent_cpu_sparse(r == 1 ? b : a, {.threads = 1, .sharing = {"", ranks.rank(r)}}).permanent;
+  });
+  for (const std::string& r : results) {
+    CHECK(r.rfind("rank_error: rank 1 of 3 ran another computation", 0) == 0);
+  }
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -28,8 +29,50 @@
 #include "../core/engine_error.cuh"
 #include "file_descriptor.cuh"
 #include "sha256.cuh"
+#include "text.cuh"
 
 namespace sparseperm::detail {
+
+// The journals open in this process, for a signal handler (async-signal-safe: fixed slots, atomics):
+// sync_journals_on_signal() syncs them and says, on stderr, that the same command resumes.
+struct open_journals {
+  static constexpr int slots = 8;
+  static inline std::atomic<int> fds[slots] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  static inline char note[1024] = {};
+  static inline std::atomic<std::size_t> note_length{0};
+
+  static int add(int fd, const std::string& path) {
+    const std::string line = "note: the checkpoint journal '" + printable(path) +
+                             "' keeps the finished chunks: the same command resumes from them\n";
+    if (line.size() < sizeof note && note_length.load() == 0) {
+      std::memcpy(note, line.data(), line.size());
+      note_length.store(line.size());
+    }
+    for (int k = 0; k < slots; ++k) {
+      int empty = -1;
+      if (fds[k].compare_exchange_strong(empty, fd)) return k;
+    }
+    return -1;
+  }
+  static void remove(int slot) {
+    if (slot >= 0) fds[slot].store(-1);
+    bool any = false;
+    for (int k = 0; k < slots; ++k) any = any || fds[k].load() >= 0;
+    if (!any) note_length.store(0);
+  }
+};
+
+inline void sync_journals_on_signal() noexcept {
+  bool any = false;
+  for (int k = 0; k < open_journals::slots; ++k) {
+    const int fd = open_journals::fds[k].load();
+    if (fd >= 0) {
+      ::fdatasync(fd);  // a record cut short by the signal is dropped when the journal is read
+      any = true;
+    }
+  }
+  if (any && ::write(2, open_journals::note, open_journals::note_length.load()) < 0) return;
+}
 
 class checkpoint_journal {
  public:
@@ -78,6 +121,7 @@ class checkpoint_journal {
     }
     if (::ftruncate(fd_.get(), static_cast<off_t>(good)) != 0 || ::lseek(fd_.get(), 0, SEEK_END) < 0)
       fail("cannot cut it back to its last whole record");
+    slot_ = open_journals::add(fd_.get(), path_);
   }
 
   std::size_t resumed() const { return sums_.size(); }
@@ -108,6 +152,7 @@ class checkpoint_journal {
   }
 
   ~checkpoint_journal() {
+    open_journals::remove(slot_);
     if (fd_) ::fdatasync(fd_.get());
   }
 
@@ -125,6 +170,7 @@ class checkpoint_journal {
   file_descriptor fd_;
   std::map<std::uint64_t, std::string> sums_;
   std::mutex mutex_;
+  int slot_ = -1;
   std::chrono::steady_clock::time_point synced_ = std::chrono::steady_clock::now();
 };
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "../detail/sha256.cuh"
 #include "../detail/threads.cuh"
 #include "../module/definition.cuh"
 #include "../module/host_run.cuh"
@@ -99,12 +100,17 @@ permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
     using definition = detail::module_definition<engines::cpu_cached, M, P>;
     using sum = typename definition::sum;
     constexpr module_info info = definition::info();
+    constexpr auto matrix = definition::matrix();
+    cpu_cached_options run = options;
+    run.identity =
+        "matrix " +
+        detail::hex_of(detail::sha256::of(std::string_view(reinterpret_cast<const char*>(&matrix), sizeof matrix)));
     return detail::run_host_module_loop<typename definition::arithmetic, sum>(
         info, engines::cpu_cached::plan_text(info),
         [](std::uint64_t first, std::uint64_t end, sum& s) {
           engines::cpu_cached::steps<typename definition::plan>(first, end, nullptr, 0, s);
         },
-        options);
+        run);
   }
 }
 

@@ -51,7 +51,6 @@ struct cpu_sparse : ryser_engine {
       "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP";
   static constexpr engine_placement placement = engine_placement::host;
   static constexpr bool cpu_threads = true;
-  static constexpr bool journals = true;                  // --checkpoint
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
 
@@ -70,7 +69,7 @@ struct cpu_sparse_options {
   int threads = 0;                       // 0: as many as OpenMP offers
   progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
   sparseperm::precision precision = sparseperm::precision::automatic;
-  std::string checkpoint;  // a journal file (detail/journal.cuh): resume from it, append to it
+  detail::chunk_sharing sharing = {};  // a journal to resume from and append to, MPI ranks (ryser/chunk_share.cuh)
 };
 
 namespace detail {
@@ -126,45 +125,41 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// What decides a cpu-sparse run's chunk sums, for its journal's key: the version, the arithmetic,
-// the chunking and the columns as the loop reads them (their bytes: values after grids or doubling).
+// What decides a cpu-sparse run's chunk sums, for its journal's key: the version, the arithmetic and
+// the columns as the loop reads them (their bytes: values after grids or doubling); host_chunks.cuh
+// adds the chunking.
 template <class X, class Sum>
-host_journal cpu_sparse_journal(const std::string& path, const ryser_columns<X>& m) {
-  host_journal j;
-  j.open = [&path, &m](const host_chunking& chunking, std::size_t sum_bytes) {
-    std::string key = "sparseperm " SPARSEPERM_VERSION_STRING " cpu-sparse; " + Sum::description() + "; " +
-                      std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sum_bytes) + "-byte sums; n " +
-                      std::to_string(m.n) + "; chunks " + std::to_string(chunking.chunks) + " of " +
-                      std::to_string(chunking.chunk) + "\n";
-    const auto bytes = [&key](const auto& v) {
-      key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
-    };
-    bytes(m.start);
-    bytes(m.rows);
-    bytes(m.values);
-    bytes(m.x0);
-    return std::make_unique<checkpoint_journal>(path, key, sum_bytes);
+std::string cpu_sparse_key(const ryser_columns<X>& m) {
+  std::string key = "sparseperm " SPARSEPERM_VERSION_STRING " cpu-sparse; " + Sum::description() + "; " +
+                    std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sizeof(Sum)) + "-byte sums; n " +
+                    std::to_string(m.n) + "\n";
+  const auto bytes = [&key](const auto& v) {
+    key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
   };
-  return j;
+  bytes(m.start);
+  bytes(m.rows);
+  bytes(m.values);
+  bytes(m.x0);
+  return key;
 }
 
-// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh); with a `checkpoint` file,
-// journaled, and `resumed` says how many chunks came from it.
+// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh); with a checkpoint or ranks
+// (`shared.sharing`), journaled and shared; `shared` then says what came from the journal and the ranks.
 template <class X, class Sum, class Product = plain_product>
 Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
-                  const std::string& checkpoint, std::size_t& resumed) {
+                  shared_chunks& shared) {
   const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
   Sum sum;
   sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
-  host_journal journal = cpu_sparse_journal<X, Sum>(checkpoint, m);
+  const bool fixed = shared.sharing.fixed_chunks();
+  if (fixed) shared.key = cpu_sparse_key<X, Sum>(m);
   sum_host_chunks(
       m.n, threads, progress,
       [&](std::uint64_t first, std::uint64_t end, Sum& local) {
         X x[max_ryser_n];
         sparse_ryser_steps(view, x, 1, first, end, local, Product{});
       },
-      sum, chunking, checkpoint.empty() ? nullptr : &journal);
-  resumed = journal.resumed;
+      sum, chunking, fixed ? &shared : nullptr);
   return sum;
 }
 
@@ -194,15 +189,14 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
 
   detail::host_chunking chunking;
   std::string arithmetic;
-  std::size_t resumed = 0;
+  detail::shared_chunks shared{options.sharing};
   const arithmetic_choice choice =
       detail::choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
   if (matrix.is_complex()) {
     detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
       using X = typename Arith::value;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order);
-      const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking,
-                                                    options.checkpoint, resumed);
+      const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking, shared);
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });
@@ -211,18 +205,16 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
       using X = typename Arith::value;
       using Product = detail::product_type_of<Arith>;
       const auto columns = detail::make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      const Sum sum = detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking,
-                                                             options.checkpoint, resumed);
+      const Sum sum =
+          detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared);
       detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
       arithmetic = Sum::description();
     });
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
-  if (!options.checkpoint.empty()) {
-    result.plan += "; journal " + options.checkpoint + ": " + std::to_string(resumed) + " of " +
-                   std::to_string(chunking.chunks) + " chunks resumed from it";
-  }
+  result.plan += detail::sharing_text(options.sharing, shared.resumed, static_cast<std::uint64_t>(chunking.chunks),
+                                      shared.rank_seconds);
   return finish();
 }
 
@@ -230,7 +222,7 @@ inline permanent_result engines::cpu_sparse::run(const engine_task& task, const 
   return permanent_cpu_sparse(task.matrix, {.threads = options.threads,
                                             .progress = options.progress,
                                             .precision = options.precision,
-                                            .checkpoint = options.checkpoint});
+                                            .sharing = {options.checkpoint, options.processes}});
 }
 
 }  // namespace sparseperm

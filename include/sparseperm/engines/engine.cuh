@@ -12,7 +12,8 @@
 //   rounds_to_grids        a Ryser engine: values rounded to row grids, so its bound needs certified grids
 //   run(task, options)     the permanent of a matrix with a perfect matching (not for generated engines)
 //   cpu_threads            optional, true: it runs on options.threads CPU threads (bench varies them)
-//   journals               optional, true: it resumes from and appends to options.checkpoint's journal
+//   journals               optional, true: it resumes from and appends to options.checkpoint's journal,
+//                          and shares its chunks over options.processes (MPI ranks)
 //   complex_values         optional, true: it computes complex matrices' permanents too (the others
 //                          are not given them: compute refuses, the planner passes them over)
 //   unavailable(options)   optional: why it cannot run here (nothing: it can)
@@ -27,8 +28,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../core/config.cuh"
+#include "../core/process_group.cuh"
 #include "../core/progress.cuh"
 #include "../core/result.cuh"
 #include "../matrix/sparse_matrix.cuh"
@@ -109,9 +112,10 @@ inline std::optional<std::string> gpu_unavailable() {
 
 // What the six Ryser engines share (a tag derives from it): n ≤ 64 (a column's rows in one word),
 // exact in 128-bit integers or residues (Gaussian integers in 128 bits), values rounded to row
-// grids, complex values.
+// grids, complex values, chunks that a journal keeps and MPI ranks share (ryser/chunk_share.cuh).
 struct ryser_engine {
   static constexpr int max_n = max_ryser_n;
+  static constexpr bool journals = true;
   static constexpr exact_reach exact = exact_reach::within_128_bits_or_residues;
   static constexpr bool rounds_to_grids = true;
   static constexpr bool complex_values = true;
@@ -144,7 +148,7 @@ struct engine_description {
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
   double compile_seconds;  // generated engines: what generating and compiling a module costs (planner)
-  bool journals = false;   // it keeps compute_options::checkpoint's journal
+  bool journals = false;   // it keeps compute_options::checkpoint's journal and shares its chunks over MPI ranks
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
@@ -231,7 +235,8 @@ class engine_choice {
 struct compute_options {
   engine_choice engine;  // default: auto
   int threads = 0;       // CPU threads; 0: all that OpenMP offers
-  int device = 0;        // CUDA device of the GPU engines
+  // CUDA devices: the Ryser engines share their chunks over all of them; the others run on the first
+  std::vector<int> devices = {0};
   progress_counter* progress = nullptr;
   pipeline_options pipeline;  // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
@@ -239,6 +244,11 @@ struct compute_options {
   double time_limit_seconds = 24 * 3600.0;
   // A checkpoint journal to resume from and append to (engines with the `journals` trait)
   std::string checkpoint;
+  // The MPI ranks of a distributed run (core/process_group.cuh): the engines with the `journals`
+  // trait split their chunks over them, the others run whole on every rank. Null: one process.
+  const process_group* processes = nullptr;
+
+  int first_device() const { return devices.empty() ? 0 : devices.front(); }
 };
 
 // How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the

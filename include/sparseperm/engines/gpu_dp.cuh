@@ -154,7 +154,7 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   double device_bytes = 0;
 #if defined(__CUDACC__)
   cudaDeviceProp properties{};
-  if (cudaGetDeviceProperties(&properties, block.options.device) == cudaSuccess) {
+  if (cudaGetDeviceProperties(&properties, block.options.first_device()) == cudaSuccess) {
     device_bytes = static_cast<double>(properties.totalGlobalMem);
   } else {
     cudaGetLastError();
@@ -179,7 +179,7 @@ inline permanent_result engines::gpu_dp::run(const engine_task& task, const comp
   int threads = 0;
   const dp_value v =
       detail::ranked_dp_value(task.matrix, order, options.precision, name,
-                              detail::ranked_dp_on_gpu{options.device, &device_seconds, &where, &threads});
+                              detail::ranked_dp_on_gpu{options.first_device(), &device_seconds, &where, &threads});
   permanent_result result = dp_result(name, task.matrix, order, v, where);
   result.seconds.compute = device_seconds;  // the kernels' time, CUDA events
   result.threads = threads;

@@ -161,7 +161,7 @@ inline std::optional<std::string> engines::gpu_glynn::unavailable(const compute_
 
 inline permanent_result engines::gpu_glynn::run(const engine_task& task, const compute_options& options) {
 #if defined(__CUDACC__)
-  return detail::run_glynn(task.matrix, options, name, detail::glynn_on_gpu{options.device});
+  return detail::run_glynn(task.matrix, options, name, detail::glynn_on_gpu{options.first_device()});
 #else
   (void)task;
   throw engine_error(engine_error::kind::unavailable, "engine 'gpu-glynn' is not available: " + *unavailable(options));

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -97,55 +98,75 @@ __global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz
   partial[t] = sum;
 }
 
+// The device buffers of one device's run: the columns as the kernel reads them.
+template <class X>
+struct gpu_sparse_columns {
+  gpu::device_buffer<std::int32_t> start, rows;
+  gpu::device_buffer<X> values, x0;
+  explicit gpu_sparse_columns(const ryser_columns<X>& columns)
+      : start(columns.start.size()),
+        rows(std::max<std::size_t>(columns.rows.size(), 1)),
+        values(std::max<std::size_t>(columns.values.size(), 1)),
+        x0(columns.x0.size()) {
+    start.upload(columns.start.data(), columns.start.size());
+    rows.upload(columns.rows.data(), columns.rows.size());
+    values.upload(columns.values.data(), columns.values.size());
+    x0.upload(columns.x0.data(), columns.x0.size());
+  }
+};
+
 template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                 const gpu::launch_options& options, bool doubled) {
-  const cudaDeviceProp device = gpu::select_device(options.device, std::string(engines::gpu_sparse::name));
   const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, doubled);
   const int n = matrix.n();
   const int nnz = static_cast<int>(matrix.nnz());
-  gpu::device_buffer<std::int32_t> start(columns.start.size()), rows(std::max<std::size_t>(columns.rows.size(), 1));
-  gpu::device_buffer<X> values(std::max<std::size_t>(columns.values.size(), 1)), x0(columns.x0.size());
-  start.upload(columns.start.data(), columns.start.size());
-  rows.upload(columns.rows.data(), columns.rows.size());
-  values.upload(columns.values.data(), columns.values.size());
-  x0.upload(columns.x0.data(), columns.x0.size());
-  const sparse_columns_view<X> view{n, start.data(), rows.data(), values.data(), x0.data()};
-
-  auto kernel = &gpu_sparse_kernel<X, Sum, Product>;
-  gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(device.sharedMemPerBlockOptin)),
-             "cudaFuncSetAttribute");
-  const gpu_sparse_shared_size<X> bytes_for{n, nnz};
-  int min_grid = 0, block = 0, blocks_per_sm = 0;
-  gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
-             "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
-  if (block == 0 || bytes_for(block) > device.sharedMemPerBlockOptin) {
-    throw engine_error(engine_error::kind::too_large,
-                       "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
-                           " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
-  }
-  gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  cudaFuncAttributes attributes{};
-  gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-
   permanent_result result;
   result.engine = engines::gpu_sparse::name;
   result.n = n;
   result.nnz = nnz;
-  result.registers_per_thread = attributes.numRegs;
+  auto kernel = &gpu_sparse_kernel<X, Sum, Product>;
+  const gpu_sparse_shared_size<X> bytes_for{n, nnz};
+  gpu::launch_options run = options;
+  run.identity = cpu_sparse_key<X, Sum>(columns);  // the columns as the kernel reads them
+  std::size_t shared_bytes = 0;
+  gpu::run_ryser_chunks<Sum>(result, n, Product{}(columns.x0.data(), n, 1), run, {columns.grid}, [&](int d) {
+    cudaDeviceProp device{};
+    gpu::check(cudaGetDeviceProperties(&device, d), "cudaGetDeviceProperties");
+    gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(device.sharedMemPerBlockOptin)),
+               "cudaFuncSetAttribute");
+    int min_grid = 0, block = 0, blocks_per_sm = 0;
+    gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
+               "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
+    if (block == 0 || bytes_for(block) > device.sharedMemPerBlockOptin) {
+      throw engine_error(engine_error::kind::too_large,
+                         "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
+                             " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
+    }
+    gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    cudaFuncAttributes attributes{};
+    gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    auto buffers = std::make_shared<gpu_sparse_columns<X>>(columns);
+    const sparse_columns_view<X> view{n, buffers->start.data(), buffers->rows.data(), buffers->values.data(),
+                                      buffers->x0.data()};
+    gpu::device_kernel<Sum> k;
+    k.block = block;
+    k.threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+    k.registers = attributes.numRegs;
+    k.description = gpu::device_description(device);
+    const std::size_t bytes = bytes_for(block);
+    shared_bytes = bytes;
+    k.launch_one = [kernel, view, nnz, block, bytes](unsigned grid, const launch& work, Sum* partial, std::uint64_t,
+                                                     cudaStream_t stream) {
+      kernel<<<grid, block, bytes, stream>>>(work, view, nnz, partial);
+    };
+    k.resources = buffers;
+    return k;
+  });
   result.plan = std::string("columns by ascending degree; matrix and x in shared memory (") +
-                std::to_string(bytes_for(block)) + " bytes per block); zero tracking; " + Sum::description() + "; " +
-                gpu::device_description(device) + "; ";
-  const std::uint64_t threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
-  gpu::device_buffer<Sum> partial(threads);
-  const std::size_t shared_bytes = bytes_for(block);
-  gpu::run_ryser_launches(result, n, Product{}(columns.x0.data(), n, 1), threads, block, partial,
-                          [&](unsigned grid, const launch& work) {
-                            kernel<<<grid, block, shared_bytes>>>(work, view, nnz, partial.data());
-                          },
-                          options, {columns.grid});
+                std::to_string(shared_bytes) + " bytes per block); zero tracking; " + Sum::description() + result.plan;
   return result;
 }
 
@@ -191,8 +212,10 @@ inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute
 
 inline permanent_result engines::gpu_sparse::run(const engine_task& task, const compute_options& options) {
 #if defined(__CUDACC__)
-  return permanent_gpu_sparse(task.matrix,
-                              {.device = options.device, .progress = options.progress, .precision = options.precision});
+  return permanent_gpu_sparse(task.matrix, {.devices = options.devices,
+                                            .progress = options.progress,
+                                            .precision = options.precision,
+                                            .sharing = {options.checkpoint, options.processes}});
 #else
   (void)task;
   (void)options;

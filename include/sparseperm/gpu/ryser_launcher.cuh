@@ -1,8 +1,15 @@
 #pragma once
-// Runs a Ryser kernel over all Gray steps: thread count from the CUDA occupancy API, launches from
-// Algorithm 2, GPU time from CUDA events, per-thread sums kept on the device across launches and
-// reduced on the host exactly (an expansion of doubles; integers; residues), with the error bound of
-// floating runs (numeric/error_bound.cuh).
+// Runs a Ryser kernel over all Gray steps on one GPU or several: the steps cut into aligned chunks
+// (ryser/device_chunks.cuh) that the devices take from one dynamic queue, each chunk as Algorithm 2's
+// launches of the same thread count on every device, its per-thread sums zeroed before and copied
+// back after (while the device runs the next chunk), then reduced on the host exactly into the
+// chunk's record. The records are reduced in chunk order (ryser/chunk_share.cuh, which also journals
+// them and shares them between MPI ranks), so one device and several give the same result, bit for
+// bit. GPU time comes from CUDA events (the slowest device's).
+//
+// A device that fails (an error from the CUDA runtime) gives its unfinished chunks back to the
+// queue and the others finish them; when none is left the run stops with that error, and a journal
+// keeps what was finished.
 //
 // The kernel's signature is (launch, Sum* partial, Value* global_x, uint64_t stride); global_x has
 // `global_rows` values per thread, laid out [row·stride + thread] with stride = the thread count.
@@ -10,14 +17,26 @@
 #  error "sparseperm/gpu/ryser_launcher.cuh needs nvcc"
 #endif
 
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "../core/process_group.cuh"
 #include "../core/progress.cuh"
 #include "../core/result.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/arithmetic.cuh"
+#include "../ryser/chunk_share.cuh"
+#include "../ryser/device_chunks.cuh"
 #include "../ryser/launch_parameters.cuh"
 #include "../ryser/ryser_result.cuh"
 #include "cuda_support.cuh"
@@ -25,9 +44,16 @@
 namespace sparseperm::gpu {
 
 struct launch_options {
-  int device = 0;
+  std::vector<int> devices = {0};  // the CUDA devices to run on (a device listed twice runs two queues)
   progress_counter* progress = nullptr;
   sparseperm::precision precision = sparseperm::precision::automatic;  // gpu-sparse's arithmetic
+  detail::chunk_sharing sharing = {};                                  // a journal, MPI ranks (ryser/chunk_share.cuh)
+  std::string identity = {};  // what identifies the kernel's code and matrix, for the journal's key
+  // For tests: chunks of at least 2^min_chunk_bits steps (small matrices in several chunks), and the
+  // device at index failing_device of `devices` failing after failing_after chunks.
+  int min_chunk_bits = sparseperm::detail::device_chunk_bits_min;
+  int failing_device = -1;
+  int failing_after = 0;
 };
 
 // What the occupancy API says of a kernel without dynamic shared memory: the block size that
@@ -52,62 +78,321 @@ inline kernel_occupancy occupancy_of(const void* kernel, const cudaDeviceProp& d
   return o;
 }
 
-// Launches Algorithm 2's plan for `threads` threads, `block` per block: launch_one(grid, work) starts
-// one kernel. Fills the value, the thread count and the compute seconds of `result`.
-template <class Sum, class Product, class LaunchOne>
-void run_ryser_launches(permanent_result& result, int n, Product start_term, std::uint64_t threads, int block,
-                        device_buffer<Sum>& partial, LaunchOne launch_one, const launch_options& options,
-                        const detail::floating_run_facts& facts) {
-  const launch_plan plan = generate_launch_parameters(n, threads);
-  result.threads = static_cast<int>(threads);
-  partial.zero();
-  if (options.progress) options.progress->total.store(plan.end_step - plan.first_step);
+// One device's part of a run, made on that device by the engine: its kernel's launch and what the
+// launches use (device buffers for `threads` threads).
+template <class Sum>
+struct device_kernel {
+  int block = 0;
+  std::uint64_t threads = 0;  // what the device keeps resident; the run uses the least over its devices
+  int registers = 0;
+  std::string description;  // the device, the kernel's shared memory
+  // launch_one(grid, work, partial, stride, stream): one launch of Algorithm 2
+  std::function<void(unsigned, const launch&, Sum*, std::uint64_t, cudaStream_t)> launch_one;
+  std::shared_ptr<void> resources;  // what the launches read and write, freed on the device's thread
+};
 
-  event_timer timer;
-  timer.start();
-  for (int l = 0; l < plan.count; ++l) {
-    const launch& work = plan[l];
-    launch_one(static_cast<unsigned>((work.threads + block - 1) / block), work);
-    check(cudaGetLastError(), "the kernel launch");
-    if (options.progress) {
-      check(cudaDeviceSynchronize(), "the kernel");
-      options.progress->done.fetch_add(work.steps());
-    }
+namespace detail {
+
+class stream_handle {
+ public:
+  stream_handle() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~stream_handle() { cudaStreamDestroy(stream_); }
+  stream_handle(const stream_handle&) = delete;
+  stream_handle& operator=(const stream_handle&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_{};
+};
+
+class event_handle {
+ public:
+  event_handle() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+  ~event_handle() { cudaEventDestroy(event_); }
+  event_handle(const event_handle&) = delete;
+  event_handle& operator=(const event_handle&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_{};
+};
+
+template <class T>
+class pinned_buffer {
+ public:
+  explicit pinned_buffer(std::size_t count) : count_(count) {
+    check(cudaMallocHost(&data_, std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMallocHost");
   }
-  result.seconds.compute = timer.stop_seconds();
-  check(cudaDeviceSynchronize(), "the kernel");
+  ~pinned_buffer() { cudaFreeHost(data_); }
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  T* data() const { return data_; }
 
-  std::vector<Sum> sums(threads);
-  partial.download(sums.data(), sums.size());
-  detail::set_ryser_thread_sums(result, n, start_term, sums, longest_thread_steps(plan), facts);
-  result.plan += std::to_string(plan.count) + " launch" + (plan.count == 1 ? "" : "es") + " of up to " +
-                 std::to_string(threads) + " threads, " + std::to_string(block) + " per block";
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// The chunks not yet finished: devices take them, and a failed device gives its own back.
+class chunk_queue {
+ public:
+  void fill(const std::vector<std::uint64_t>& chunks) {
+    const std::lock_guard lock(mutex_);
+    waiting_.assign(chunks.begin(), chunks.end());
+    open_ = true;
+    changed_.notify_all();
+  }
+  // The next chunk, or nothing when the run is called off or no chunk waits. `wait`: block until the
+  // run opens and a chunk waits or no device holds one any more (a failing device gives its chunks
+  // back); a device that holds a chunk itself must not wait for it.
+  std::optional<std::uint64_t> take(bool wait) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return called_off_ || (open_ && (!wait || !waiting_.empty() || held_ == 0)); });
+    if (called_off_ || waiting_.empty()) return std::nullopt;
+    const std::uint64_t c = waiting_.front();
+    waiting_.pop_front();
+    ++held_;
+    return c;
+  }
+  void finished() {
+    const std::lock_guard lock(mutex_);
+    --held_;
+    changed_.notify_all();
+  }
+  void give_back(std::uint64_t c) {
+    const std::lock_guard lock(mutex_);
+    waiting_.push_front(c);
+    --held_;
+    changed_.notify_all();
+  }
+  void call_off() {
+    const std::lock_guard lock(mutex_);
+    called_off_ = true;
+    changed_.notify_all();
+  }
+  std::size_t left() {
+    const std::lock_guard lock(mutex_);
+    return waiting_.size() + static_cast<std::size_t>(held_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::uint64_t> waiting_;
+  long held_ = 0;
+  bool open_ = false, called_off_ = false;
+};
+
+}  // namespace detail
+
+// Runs the steps of an n×n Ryser sum on options.devices: make_kernel(device) prepares a device (on
+// a thread of its own that has selected it). Fills the value, the thread count, the compute seconds
+// and the plan's launch line of `result`.
+template <class Sum, class Product, class MakeKernel>
+void run_ryser_chunks(permanent_result& result, int n, const Product& start_term, const launch_options& options,
+                      const sparseperm::detail::floating_run_facts& facts, const MakeKernel& make_kernel) {
+  using record = sparseperm::detail::chunk_record<Sum, Product>;
+  constexpr std::uint64_t min_chunk = 1024;
+  const std::vector<int> devices = options.devices.empty() ? std::vector<int>{0} : options.devices;
+  for (const int d : devices) select_device(d, result.engine);  // unknown devices fail here, before any thread
+  const sparseperm::detail::device_chunking chunking = sparseperm::detail::plan_device_chunks(
+      n, options.min_chunk_bits, std::max(options.min_chunk_bits, sparseperm::detail::device_chunk_bits_max));
+  const std::size_t count = devices.size();
+
+  // the workers: set up on each device, agree on the thread count, then take chunks until none is left
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t ready = 0;
+  std::uint64_t threads = ~std::uint64_t{0};
+  detail::chunk_queue queue;
+  std::function<void(std::uint64_t, const record&)> finish;
+  std::vector<std::exception_ptr> failures(count);
+  std::vector<std::string> descriptions(count);
+  std::vector<double> seconds(count, 0.0);
+  std::vector<int> registers(count, 0), blocks(count, 0);
+  const auto work = [&](std::size_t w) {
+    std::size_t chunks_done = 0;
+    std::vector<std::uint64_t> held;  // chunks taken and not yet finished
+    bool counted = false;
+    try {
+      check(cudaSetDevice(devices[w]), "cudaSetDevice");
+      device_kernel<Sum> kernel = make_kernel(devices[w]);
+      descriptions[w] = kernel.description;
+      registers[w] = kernel.registers;
+      blocks[w] = kernel.block;
+      std::uint64_t stride = 0;
+      {
+        std::unique_lock lock(mutex);
+        threads = std::min(threads, kernel.threads);
+        ++ready;
+        counted = true;
+        changed.notify_all();
+        changed.wait(lock, [&] { return ready == count; });
+        stride = threads;
+      }
+      const detail::stream_handle stream;
+      device_buffer<Sum> partial[2] = {device_buffer<Sum>(stride), device_buffer<Sum>(stride)};
+      detail::pinned_buffer<Sum> host[2] = {detail::pinned_buffer<Sum>(stride), detail::pinned_buffer<Sum>(stride)};
+      const detail::event_handle copied[2], start, stop;
+      bool started = false;
+      std::optional<std::uint64_t> pending;  // launched into buffer `pending_buffer`, not yet reduced
+      int pending_buffer = 0, next = 0;
+      const auto reduce_pending = [&] {
+        check(cudaEventSynchronize(copied[pending_buffer].get()), "the kernel");
+        if (static_cast<int>(w) == options.failing_device && static_cast<int>(chunks_done) >= options.failing_after)
+          throw engine_error(engine_error::kind::failed, "a failure injected for the test of device failures");
+        const record r = record::of(host[pending_buffer].data(), stride);
+        finish(*pending, r);
+        held.erase(std::find(held.begin(), held.end(), *pending));
+        queue.finished();
+        ++chunks_done;
+        pending.reset();
+      };
+      for (;;) {
+        const std::optional<std::uint64_t> c = queue.take(!pending);
+        if (!c) {
+          if (!pending) break;
+          // the device's work ends here unless a failing device gives chunks back: its GPU time
+          check(cudaEventRecord(stop.get(), stream.get()), "cudaEventRecord");
+          reduce_pending();  // then wait for chunks that a failing device may give back
+          continue;
+        }
+        held.push_back(*c);
+        if (!started) check(cudaEventRecord(start.get(), stream.get()), "cudaEventRecord");
+        started = true;
+        const launch_plan plan = plan_range_launches(chunking.first_of(*c), chunking.end_of(*c), stride, min_chunk);
+        check(cudaMemsetAsync(partial[next].data(), 0, stride * sizeof(Sum), stream.get()), "cudaMemsetAsync");
+        for (int l = 0; l < plan.count; ++l) {
+          kernel.launch_one(static_cast<unsigned>((plan[l].threads + kernel.block - 1) / kernel.block), plan[l],
+                            partial[next].data(), stride, stream.get());
+          check(cudaGetLastError(), "the kernel launch");
+        }
+        check(cudaMemcpyAsync(host[next].data(), partial[next].data(), stride * sizeof(Sum), cudaMemcpyDeviceToHost,
+                              stream.get()),
+              "cudaMemcpyAsync from the device");
+        check(cudaEventRecord(copied[next].get(), stream.get()), "cudaEventRecord");
+        if (pending) reduce_pending();  // while the device runs chunk c
+        pending = *c;
+        pending_buffer = next;
+        next ^= 1;
+      }
+      if (started) {
+        check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
+        seconds[w] = ms / 1000.0;
+      }
+    } catch (...) {
+      failures[w] = std::current_exception();
+      for (const std::uint64_t c : held) queue.give_back(c);
+      if (!counted) {  // failed before the others could wait for it
+        const std::lock_guard lock(mutex);
+        ++ready;
+        changed.notify_all();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  struct joiner {
+    detail::chunk_queue& queue;
+    std::vector<std::thread>& workers;
+    ~joiner() {
+      queue.call_off();
+      for (std::thread& t : workers)
+        if (t.joinable()) t.join();
+    }
+  } join_all{queue, workers};
+  for (std::size_t w = 0; w < count; ++w) workers.emplace_back(work, w);
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return ready == count; });
+  }
+  const auto first_failure = [&]() -> std::exception_ptr {
+    for (const auto& f : failures)
+      if (f) return f;
+    return nullptr;
+  };
+  if (threads == ~std::uint64_t{0}) std::rethrow_exception(first_failure());  // no device could start
+
+  // the chunks: this rank's, less those its journal holds (chunk_share.cuh)
+  sparseperm::detail::shared_chunks shared{
+      options.sharing,
+      "sparseperm " SPARSEPERM_VERSION_STRING " " + result.engine + "; " + Sum::description() + "; n " +
+          std::to_string(n) + "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) +
+          "; " +
+          (std::is_floating_point_v<Product> || std::is_same_v<Product, complex_double>
+               ? std::to_string(threads) + " threads a device, chunks of at least " + std::to_string(min_chunk) + "; "
+               : "") +
+          options.identity};
+  const std::vector<record> records = sparseperm::detail::run_chunk_share<record>(
+      chunking.chunks, shared, options.progress, [&](std::uint64_t c) { return chunking.steps_of(c); },
+      [&](const std::vector<std::uint64_t>& todo, const auto& done) {
+        finish = done;
+        queue.fill(todo);
+        for (std::thread& t : workers) t.join();
+        if (queue.left() > 0) std::rethrow_exception(first_failure());  // every device failed
+      });
+  result.seconds.compute = *std::max_element(seconds.begin(), seconds.end());
+  result.threads = static_cast<int>(threads * count);
+  result.registers_per_thread = *std::max_element(registers.begin(), registers.end());
+  sparseperm::detail::set_ryser_records<Sum>(
+      result, n, start_term, records, sparseperm::detail::longest_chunk_chain(chunking, threads, min_chunk), facts);
+
+  std::string where;
+  for (std::size_t w = 0; w < count; ++w) {
+    where +=
+        (w == 0 ? "" : " + ") + (descriptions[w].empty() ? "device " + std::to_string(devices[w]) : descriptions[w]);
+  }
+  result.plan += "; " + where + ", " + std::to_string(result.registers_per_thread) + " registers; " +
+                 std::to_string(chunking.chunks) + " chunk" + (chunking.chunks == 1 ? "" : "s") + " of 2^" +
+                 std::to_string(sparseperm::detail::highest_bit(chunking.chunk)) +
+                 " steps from one queue, each Algorithm 2's launches of " + std::to_string(threads) +
+                 " threads a device, " + std::to_string(blocks[0]) + " per block";
+  for (std::size_t w = 0; w < count; ++w) {
+    if (!failures[w]) continue;
+    std::string why = "an unknown error";
+    try {
+      std::rethrow_exception(failures[w]);
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+    }
+    result.plan += "; device " + std::to_string(devices[w]) + " failed (" + why + ") and its chunks went to the others";
+  }
+  result.plan +=
+      sparseperm::detail::sharing_text(options.sharing, shared.resumed, chunking.chunks, shared.rank_seconds);
 }
 
 // A generated kernel (static shared memory only), compiled in or loaded from a module: occupancy
-// from the CUDA API, then the launches. Its signature is (launch, Sum*, Value*, uint64_t stride).
-// Appends the device and the launches to result.plan.
+// from the CUDA API on each device, then the chunks. Appends the devices and the launches to
+// result.plan.
 template <class Sum, class Value, class Product>
 void run_ryser_kernel(permanent_result& result, Product start_term, const void* kernel, int global_rows,
-                      const launch_options& options, const detail::floating_run_facts& facts) {
-  const cudaDeviceProp device = select_device(options.device, result.engine);
-  const kernel_occupancy occupancy = occupancy_of(kernel, device);
-  const int block = occupancy.block;
-  std::uint64_t threads = occupancy.threads;
-  result.registers_per_thread = occupancy.registers;
-  device_buffer<Sum> partial(threads);
-  device_buffer<Value> global(static_cast<std::size_t>(global_rows) * threads);
-  result.plan += "; " + device_description(device) + ", " + std::to_string(occupancy.registers) + " registers; ";
-  Sum* partial_data = partial.data();
-  Value* global_data = global.data();
-  run_ryser_launches(
-      result, result.n, start_term, threads, block, partial,
-      [&](unsigned grid, const launch& work) {
-        launch w = work;
-        void* arguments[] = {&w, &partial_data, &global_data, &threads};
-        check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, nullptr), "cudaLaunchKernel");
-      },
-      options, facts);
+                      const launch_options& options, const sparseperm::detail::floating_run_facts& facts) {
+  run_ryser_chunks<Sum>(result, result.n, start_term, options, facts, [&](int d) {
+    cudaDeviceProp device{};
+    check(cudaGetDeviceProperties(&device, d), "cudaGetDeviceProperties");
+    const kernel_occupancy occupancy = occupancy_of(kernel, device);
+    auto global =
+        std::make_shared<device_buffer<Value>>(static_cast<std::size_t>(std::max(global_rows, 1)) * occupancy.threads);
+    device_kernel<Sum> k;
+    k.block = occupancy.block;
+    k.threads = occupancy.threads;
+    k.registers = occupancy.registers;
+    k.description = device_description(device);
+    Value* global_data = global->data();
+    k.launch_one = [kernel, global_data, block = occupancy.block](unsigned grid, const launch& work, Sum* partial,
+                                                                  std::uint64_t stride, cudaStream_t stream) {
+      launch w = work;
+      Sum* p = partial;
+      Value* g = global_data;
+      std::uint64_t s = stride;
+      void* arguments[] = {&w, &p, &g, &s};
+      check(cudaLaunchKernel(kernel, dim3(grid), dim3(block), arguments, 0, stream), "cudaLaunchKernel");
+    };
+    k.resources = global;
+    return k;
+  });
 }
 
 }  // namespace sparseperm::gpu

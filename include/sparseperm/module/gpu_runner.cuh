@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../core/result.cuh"
+#include "../detail/sha256.cuh"
 #include "../gpu/cuda_support.cuh"
 #include "../gpu/ryser_launcher.cuh"
 #include "../matrix/sparse_matrix.cuh"
@@ -45,7 +46,7 @@ class loaded_library {
 inline permanent_result run_module(const std::string& image, const std::string& name, const std::string& engine,
                                    std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
                                    precision requested, const launch_options& options) {
-  select_device(options.device, engine);
+  select_device(options.devices.empty() ? 0 : options.devices.front(), engine);
   const loaded_library library(image, name);
   const auto global = [&](const char* symbol, std::size_t& bytes) {
     void* address = nullptr;
@@ -77,12 +78,13 @@ inline permanent_result run_module(const std::string& image, const std::string& 
     set_compile_time_singular(result, info.complex != 0);
     return result;
   }
-  const void* function = reinterpret_cast<const void*>(kernel);
+  const void* function = reinterpret_cast<const void*>(kernel);  // the library's kernel: every device loads it
+  launch_options run = options;
+  run.identity = "module " + sparseperm::detail::hex_of(sparseperm::detail::sha256::of(image));
   sparseperm::detail::visit_module_arithmetic<false>(info, [&]<class Arith, class Sum>() {
     result.plan = plan_text(info) + "; " + Sum::description();
     run_ryser_kernel<Sum, typename Arith::value>(result, sparseperm::detail::module_start_term<Arith>(info), function,
-                                                 info.global_rows, options,
-                                                 sparseperm::detail::floating_facts_of(info));
+                                                 info.global_rows, run, sparseperm::detail::floating_facts_of(info));
   });
   return result;
 }

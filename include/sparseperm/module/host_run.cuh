@@ -7,10 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "../core/engine_error.cuh"
 #include "../core/progress.cuh"
 #include "../core/result.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
+#include "../ryser/chunk_share.cuh"
 #include "../ryser/host_chunks.cuh"
 #include "../ryser/ryser_result.cuh"
 #include "module_info.cuh"
@@ -20,6 +22,8 @@ namespace sparseperm {
 struct host_run_options {
   int threads = 0;                       // 0: as many as OpenMP offers
   progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
+  detail::chunk_sharing sharing = {};    // a journal, MPI ranks (ryser/chunk_share.cuh)
+  std::string identity = {};             // what identifies the loop's code and matrix, for the journal's key
 };
 
 namespace detail {
@@ -39,10 +43,20 @@ permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nn
   Sum sum;
   sum.add(start_term);  // step 0: x_0 itself, sign +
   host_chunking chunking;
-  sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking);
+  shared_chunks shared{options.sharing, "sparseperm " SPARSEPERM_VERSION_STRING " " + std::string(engine) + "; " +
+                                            Sum::description() + "; n " + std::to_string(n) + "; " + plan_text + "; " +
+                                            options.identity};
+  if (options.sharing.fixed_chunks() && options.identity.empty()) {
+    throw engine_error(engine_error::kind::bad_setting,
+                       std::string(engine) + ": a journaled or distributed run needs the loop's identity (a bug)");
+  }
+  sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking,
+                  options.sharing.fixed_chunks() ? &shared : nullptr);
   set_ryser_sum(result, n, sum, chunking.longest_chain(), facts);
-  result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-                std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description();
+  result.plan =
+      plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
+      std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description() +
+      sharing_text(options.sharing, shared.resumed, static_cast<std::uint64_t>(chunking.chunks), shared.rank_seconds);
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

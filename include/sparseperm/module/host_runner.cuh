@@ -15,6 +15,7 @@
 #include "../core/engine_error.cuh"
 #include "../core/result.cuh"
 #include "../detail/file_descriptor.cuh"
+#include "../detail/sha256.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/arithmetic.cuh"
 #include "../ryser/ryser_plan.cuh"
@@ -75,10 +76,11 @@ inline permanent_result run_host_module(const std::string& image, const std::str
   detail::check_module(info, matrix_image, module_matrix_bytes(info.n, info.nnz), matrix, engine, requested, name);
   using steps_function = void (*)(std::uint64_t, std::uint64_t, void*);
   const auto steps = reinterpret_cast<steps_function>(module.symbol("sparseperm_host_module_steps"));
+  host_run_options run = options;
+  run.identity = "module " + detail::hex_of(detail::sha256::of(image));  // its code and its matrix
   return detail::visit_module_arithmetic<true>(info, [&]<class Arith, class Sum>() {
     return detail::run_host_module_loop<Arith, Sum>(
-        info, plan_text(info), [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); },
-        options);
+        info, plan_text(info), [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); }, run);
   });
 }
 

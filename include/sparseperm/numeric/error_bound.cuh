@@ -188,6 +188,7 @@ struct floating_sum_report {
   std::uint64_t block = 1;  // compensated: terms summed plainly before each TwoSum
   bool compensated = false;
   double unit = 0x1p-53;  // the arithmetic's unit roundoff
+  double records = 0;     // partial sums kept rounded before the exact reduction: their error over Σ|t|
   // complex runs: sum and magnitude are l1 norms (|re| + |im|: error_bound's sums are per part), and
   // a product of n factors rounds as complex_product_roundings(n) real ones (numeric/complex.cuh)
   bool complex = false;
@@ -206,7 +207,7 @@ inline double ryser_sum_bound(int n, const floating_sum_report& r, const grid_ro
                                     : gamma_of(chain + 2, u);
   const double products = gamma_of(roundings, u);
   const double underflow = r.complex ? 8 * f.underflow : f.underflow;  // two parts, four roundings each
-  return ((products + sums + 8 * u) * magnitude + 2 * u * std::fabs(r.sum) + underflow) * bound_margin;
+  return ((products + sums + r.records + 8 * u) * magnitude + 2 * u * std::fabs(r.sum) + underflow) * bound_margin;
 }
 
 }  // namespace sparseperm::detail

@@ -11,12 +11,13 @@
 #include <functional>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../core/progress.cuh"
 #include "../detail/bits.cuh"
-#include "../detail/journal.cuh"
 #include "../detail/threads.cuh"
+#include "chunk_share.cuh"
 #include "gray_code.cuh"
 
 namespace sparseperm::detail {
@@ -29,51 +30,58 @@ struct host_chunking {
   std::uint64_t longest_chain() const { return chunk + static_cast<std::uint64_t>(chunks); }
 };
 
-// Journaled runs cut the steps into the same chunks whatever the thread count (4096 of them: 64 a
-// thread up to 64 threads), so that a run resumed on other threads finds its chunks.
-inline constexpr std::uint64_t journaled_chunks = 4096;
+// Journaled and distributed runs cut the steps into the same chunks whatever the thread count (4096
+// of them: 64 a thread up to 64 threads), so that a run resumed on other threads finds its chunks and
+// every rank cuts them alike (chunk_share.cuh).
+inline constexpr std::uint64_t fixed_chunks = 4096;
 
-inline host_chunking plan_host_chunks(int n, int threads, bool journaled = false) {
+inline host_chunking plan_host_chunks(int n, int threads, bool fixed = false) {
   const std::uint64_t total = step_count(n);
-  const std::uint64_t wanted_chunks =
-      journaled ? journaled_chunks : 64 * static_cast<std::uint64_t>(threads > 0 ? threads : 1);
+  const std::uint64_t wanted_chunks = fixed ? fixed_chunks : 64 * static_cast<std::uint64_t>(threads > 0 ? threads : 1);
   std::uint64_t chunk = bit_floor(std::max<std::uint64_t>(total / wanted_chunks, 1024));
   if (chunk > total) chunk = total;
   return {chunk, static_cast<std::int64_t>(total / chunk)};
 }
 
-// A journaled run (detail/journal.cuh): `open` makes the journal once the chunking is known.
-struct host_journal {
-  std::function<std::unique_ptr<checkpoint_journal>(const host_chunking&, std::size_t sum_bytes)> open;
-  std::size_t resumed = 0;  // chunks found in the journal
-};
-
-// Σ_{g ≥ 1} of the steps' terms, reduced in chunk order into `sum` (which holds step 0's term). With a
-// journal, chunks it holds are read instead of run, and every chunk run is appended to it.
+// Σ_{g ≥ 1} of the steps' terms, reduced in chunk order into `sum` (which holds step 0's term). With
+// `shared` (a journal, or ranks: chunk_share.cuh), this process runs only its chunks that the journal
+// does not hold, journals each, and gets the others' from the ranks.
 template <class Sum, class Steps>
 void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps& steps, Sum& sum,
-                     host_chunking& chunking, host_journal* journaled = nullptr) {
-  chunking = plan_host_chunks(n, threads, journaled != nullptr);
+                     host_chunking& chunking, shared_chunks* shared = nullptr) {
+  chunking = plan_host_chunks(n, threads, shared && shared->sharing.fixed_chunks());
   const std::uint64_t chunk = chunking.chunk;
-  std::vector<Sum> partial(static_cast<std::size_t>(chunking.chunks));
-  std::unique_ptr<checkpoint_journal> journal;
-  if (journaled) {
-    static_assert(std::is_trivially_copyable_v<Sum>, "a journaled sum is stored as its bytes");
-    journal = journaled->open(chunking, sizeof(Sum));
-    journaled->resumed = journal->resumed();
-  }
-  if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
-  parallel_for<schedule::dynamic_one>(chunking.chunks, threads, [&](std::int64_t c) {
-    const std::uint64_t first = c == 0 ? 1 : static_cast<std::uint64_t>(c) * chunk;
-    const std::uint64_t end = static_cast<std::uint64_t>(c + 1) * chunk;
-    Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
-    if (!journal || !journal->find(static_cast<std::uint64_t>(c), &local)) {
+  const auto range_of = [chunk](std::uint64_t c) {
+    return std::pair<std::uint64_t, std::uint64_t>{c == 0 ? 1 : c * chunk, (c + 1) * chunk};
+  };
+  const auto run = [&](const std::vector<std::uint64_t>& todo, const auto& finish) {
+    parallel_for<schedule::dynamic_one>(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
+      const std::uint64_t c = todo[static_cast<std::size_t>(k)];
+      const auto [first, end] = range_of(c);
+      Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
       steps(first, end, local);
-      if (journal) journal->record(static_cast<std::uint64_t>(c), &local);
-    }
-    partial[static_cast<std::size_t>(c)] = local;
-    if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
-  });
+      finish(c, local);
+    });
+  };
+  const auto steps_of = [&](std::uint64_t c) { return range_of(c).second - range_of(c).first; };
+  std::vector<Sum> partial;
+  if (shared) {
+    static_assert(std::is_trivially_copyable_v<Sum>, "a shared chunk's sum is journaled and sent as its bytes");
+    shared_chunks keyed = *shared;
+    keyed.key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
+    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), keyed, progress, steps_of, run);
+    shared->resumed = keyed.resumed;
+    shared->rank_seconds = keyed.rank_seconds;
+  } else {
+    if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(chunking.chunks));
+    for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+    partial.resize(all.size());
+    run(all, [&](std::uint64_t c, const Sum& local) {
+      partial[static_cast<std::size_t>(c)] = local;
+      if (progress) progress->done.fetch_add(steps_of(c), std::memory_order_relaxed);
+    });
+  }
   for (const Sum& p : partial) sum.merge(p);
 }
 

@@ -44,17 +44,21 @@ struct launch_plan {
   SPARSEPERM_HOST_DEVICE constexpr const launch& operator[](int i) const { return launches[i]; }
 };
 
-SPARSEPERM_HOST_DEVICE constexpr launch_plan generate_launch_parameters(int n, std::uint64_t threads,
-                                                                        std::uint64_t min_chunk = 1024) {
-  detail::expects(n >= 1 && n <= max_ryser_n, "generate_launch_parameters: n must be in [1, 64]");
+// Algorithm 2 over the steps [first, end) of a range that starts at first ≡ 1 (mod min_chunk): a
+// chunk of the GPU queue (ryser/device_chunks.cuh), or all steps.
+SPARSEPERM_HOST_DEVICE constexpr launch_plan plan_range_launches(std::uint64_t first, std::uint64_t end,
+                                                                 std::uint64_t threads,
+                                                                 std::uint64_t min_chunk = 1024) {
   detail::expects(threads >= 1 && threads <= (std::uint64_t{1} << 31),
                   "generate_launch_parameters: threads must be in [1, 2^31]");
   detail::expects(detail::is_power_of_two(min_chunk) && min_chunk <= (std::uint64_t{1} << 32),
                   "generate_launch_parameters: min_chunk must be a power of two <= 2^32");
+  detail::expects(first >= 1 && first < end && end - first <= (std::uint64_t{1} << 63),
+                  "plan_range_launches: the range must be [first, end) with 1 <= first < end");
   launch_plan plan;
-  plan.end_step = step_count(n);
-  std::uint64_t first = 1;
-  std::uint64_t left = plan.end_step - first;
+  plan.first_step = first;
+  plan.end_step = end;
+  std::uint64_t left = end - first;
   while (left >= threads * min_chunk) {
     const std::uint64_t chunk = detail::bit_floor(left / threads);
     const std::uint64_t covered = chunk * threads;
@@ -63,10 +67,21 @@ SPARSEPERM_HOST_DEVICE constexpr launch_plan generate_launch_parameters(int n, s
     left -= covered;
   }
   if (left > 0) {
-    const std::uint64_t chunk = min_chunk < plan.end_step ? min_chunk : plan.end_step;
-    plan.launches[plan.count++] = launch{first, chunk, (left + chunk - 1) / chunk, plan.end_step};
+    const std::uint64_t chunk = min_chunk < end - plan.first_step + 1 ? min_chunk : end - plan.first_step + 1;
+    plan.launches[plan.count++] = launch{first, chunk, (left + chunk - 1) / chunk, end};
   }
   return plan;
+}
+
+SPARSEPERM_HOST_DEVICE constexpr launch_plan generate_launch_parameters(int n, std::uint64_t threads,
+                                                                        std::uint64_t min_chunk = 1024) {
+  detail::expects(n >= 1 && n <= max_ryser_n, "generate_launch_parameters: n must be in [1, 64]");
+  if (n == 1) {  // no step beyond step 0
+    launch_plan plan;
+    plan.end_step = 1;
+    return plan;
+  }
+  return plan_range_launches(1, step_count(n), threads, min_chunk);
 }
 
 // The most steps one thread takes over all launches of a plan (a chunk in each): the longest chain of

@@ -111,39 +111,4 @@ void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_
   }
 }
 
-// The host's reduction of per-thread sums (the GPU engines, and their emulation in the tests): the
-// floating parts and the magnitudes exactly (expansions), so only each thread's own chain of `chain`
-// additions rounds; exact sums merged.
-template <class Sum, class Product>
-void set_ryser_thread_sums(permanent_result& result, int n, const Product& start_term, const std::vector<Sum>& sums,
-                           std::uint64_t chain, const floating_run_facts& facts) {
-  if constexpr (std::is_same_v<Product, complex_double>) {
-    exact_double_sum re, im, magnitude;
-    re.add(start_term.re);
-    im.add(start_term.im);
-    magnitude.add(l1_norm(start_term));
-    for (const Sum& s : sums) {
-      s.re.for_each_part([&](double v) { re.add(v); });
-      s.im.for_each_part([&](double v) { im.add(v); });
-      magnitude.add(magnitude_of(s));
-    }
-    set_ryser_value(result, n, complex_double{re.value(), im.value()},
-                    sum_report<Sum>(0, magnitude.value(), chain, facts), facts.grid);
-  } else if constexpr (std::is_floating_point_v<Product>) {
-    exact_double_sum total, magnitude;
-    total.add(start_term);
-    magnitude.add(std::fabs(start_term));
-    for (const Sum& s : sums) {
-      s.for_each_part([&](double v) { total.add(v); });
-      magnitude.add(magnitude_of(s));
-    }
-    set_ryser_value(result, n, sum_report<Sum>(total.value(), magnitude.value(), chain, facts), facts.grid);
-  } else {
-    Sum total;
-    total.add(start_term);
-    for (const Sum& s : sums) total.merge(s);
-    set_ryser_value(result, n, total.value());
-  }
-}
-
 }  // namespace sparseperm::detail

@@ -1,0 +1,32 @@
+#pragma once
+// The processes of one distributed run (MPI ranks, each with its own CPU threads or GPUs): which one
+// this is, how many there are, and how they swap their results. A run without one is rank 0 of 1.
+// The library knows no MPI: a program that runs under mpirun supplies all_gather (the CLI does, in
+// tools/sparseperm/mpi_group.hpp), and the chunked Ryser engines (ryser/chunk_share.cuh) split their
+// chunks over the ranks and reduce them exactly.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine_error.cuh"
+
+namespace sparseperm {
+
+// An error that every rank learned in the same exchange (a rank's failure, sent to all): each has it,
+// so one of them (rank 0) reports it.
+class rank_error : public engine_error {
+ public:
+  using engine_error::engine_error;
+};
+
+struct process_group {
+  int rank = 0;
+  int size = 1;
+  // Every process's bytes in rank order, at every process. A collective: every rank calls it, the
+  // same number of times, in the same order.
+  std::function<std::vector<std::string>(const std::string& mine)> all_gather;
+
+  bool distributed() const { return size > 1; }
+};
+
+}  // namespace sparseperm

@@ -1,0 +1,171 @@
+#pragma once
+// The GPU engines' chunks: the steps [1, 2^(n−1)) cut into a queue of aligned power-of-two chunks
+// that the devices of a run take one at a time (gpu/ryser_launcher.cuh), each run as Algorithm 2's
+// launches over its range, its per-thread sums zeroed before and reduced on the host after. A chunk's
+// record keeps what the result needs of it: exact sums merged; floating ones as a double-double of
+// their exact sum and the magnitude Σ|t| rounded up.
+//
+// The chunking depends on n alone: a run gives the same records, and the same result bit for bit,
+// on one device or several, and a journal resumes on any device count (floating records also depend
+// on the thread count, which the journal's key names).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "../core/result.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/precondition.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/complex.cuh"
+#include "../numeric/error_bound.cuh"
+#include "gray_code.cuh"
+#include "launch_parameters.cuh"
+#include "ryser_result.cuh"
+
+namespace sparseperm::detail {
+
+// Chunk c is [1 + c·chunk, 1 + (c+1)·chunk), the last one cut at 2^(n−1): ranges that start at 1
+// (mod chunk), as Algorithm 2's launches want. About 256 chunks (a device's tail is a chunk), each
+// 2^36 to 2^44 steps: the host reduces a chunk's per-thread sums while the device runs the next (about
+// 4 ms for an H100's 114,048 sums), which a chunk of 2^36 steps (70 to 160 ms on an H100) hides and
+// one of 2^31 does not (gpu-cached at n = 38 took 4× as long with chunks of 2^30). A journal loses
+// at most a chunk a device (2^44 steps: a minute or so).
+struct device_chunking {
+  std::uint64_t chunk = 1;
+  std::uint64_t chunks = 0;
+  std::uint64_t end = 1;  // 2^(n−1)
+
+  std::uint64_t first_of(std::uint64_t c) const { return 1 + c * chunk; }
+  std::uint64_t end_of(std::uint64_t c) const { return c + 1 == chunks ? end : 1 + (c + 1) * chunk; }
+  std::uint64_t steps_of(std::uint64_t c) const { return end_of(c) - first_of(c); }
+};
+
+inline constexpr std::uint64_t device_chunks_wanted = 256;
+inline constexpr int device_chunk_bits_min = 36, device_chunk_bits_max = 44;
+
+// (The host tests emulate runs of small n with smaller chunks: min_bits, max_bits.)
+inline device_chunking plan_device_chunks(int n, int min_bits = device_chunk_bits_min,
+                                          int max_bits = device_chunk_bits_max) {
+  device_chunking c;
+  c.end = step_count(n);
+  if (c.end == 1) return c;  // n = 1: step 0 alone
+  expects(min_bits >= 1 && min_bits <= max_bits, "plan_device_chunks: chunks of at least 2 steps");
+  const int bits = std::clamp(n - 1 - highest_bit(device_chunks_wanted), min_bits, max_bits);
+  c.chunk = bits >= n - 1 ? c.end : std::uint64_t{1} << bits;
+  c.chunks = bits >= n - 1 ? 1 : c.end / c.chunk;
+  return c;
+}
+
+// The most additions into one per-thread accumulator over a chunk's launches.
+inline std::uint64_t longest_chunk_chain(const device_chunking& c, std::uint64_t threads, std::uint64_t min_chunk) {
+  std::uint64_t chain = 1;
+  if (c.chunks > 0) chain = longest_thread_steps(plan_range_launches(c.first_of(0), c.end_of(0), threads, min_chunk));
+  return chain;
+}
+
+// A chunk's record for accumulators of type Sum whose terms are of type Product.
+template <class Sum, class Product, class = void>
+struct chunk_record {  // exact: the merged sum
+  Sum sum;
+  static chunk_record of(const Sum* sums, std::size_t count) {
+    chunk_record r;
+    for (std::size_t t = 0; t < count; ++t) r.sum.merge(sums[t]);
+    return r;
+  }
+};
+
+// An exact sum of doubles as hi + lo, |exact − (hi + lo)| ≤ 2^−104·|exact| (hi is within an ulp of
+// it, lo within an ulp of the rest), and Σ|t| rounded up.
+struct double_double {
+  double hi = 0, lo = 0;
+  static double_double of(const exact_double_sum& exact) {
+    double_double d;
+    d.hi = exact.value();
+    exact_double_sum rest = exact;
+    rest.add(-d.hi);
+    d.lo = rest.value();
+    return d;
+  }
+};
+inline double rounded_up(const exact_double_sum& s) {
+  return std::nextafter(std::nextafter(s.value(), std::numeric_limits<double>::infinity()),
+                        std::numeric_limits<double>::infinity());
+}
+// A record's rounding, relative to the magnitudes (ryser_sum_bound's `records`): 2^−104 a record,
+// with room to spare.
+inline constexpr double record_rounding = 0x1p-100;
+
+template <class Sum>
+struct chunk_record<Sum, double> {
+  double_double sum;
+  double magnitude = 0;
+  static chunk_record of(const Sum* sums, std::size_t count) {
+    exact_double_sum total, magnitude;
+    for (std::size_t t = 0; t < count; ++t) {
+      sums[t].for_each_part([&](double v) { total.add(v); });
+      magnitude.add(magnitude_of(sums[t]));
+    }
+    return {double_double::of(total), rounded_up(magnitude)};
+  }
+};
+
+template <class Sum>
+struct chunk_record<Sum, complex_double> {
+  double_double re, im;
+  double magnitude = 0;
+  static chunk_record of(const Sum* sums, std::size_t count) {
+    exact_double_sum re, im, magnitude;
+    for (std::size_t t = 0; t < count; ++t) {
+      sums[t].re.for_each_part([&](double v) { re.add(v); });
+      sums[t].im.for_each_part([&](double v) { im.add(v); });
+      magnitude.add(magnitude_of(sums[t]));
+    }
+    return {double_double::of(re), double_double::of(im), rounded_up(magnitude)};
+  }
+};
+
+// The result from every chunk's record, reduced exactly in chunk order, and step 0's term.
+// chain: the most additions into one per-thread accumulator (longest_chunk_chain).
+template <class Sum, class Product>
+void set_ryser_records(permanent_result& result, int n, const Product& start_term,
+                       const std::vector<chunk_record<Sum, Product>>& records, std::uint64_t chain,
+                       const floating_run_facts& facts) {
+  if constexpr (std::is_same_v<Product, complex_double>) {
+    exact_double_sum re, im, magnitude;
+    re.add(start_term.re);
+    im.add(start_term.im);
+    magnitude.add(l1_norm(start_term));
+    for (const auto& r : records) {
+      re.add(r.re.hi);
+      re.add(r.re.lo);
+      im.add(r.im.hi);
+      im.add(r.im.lo);
+      magnitude.add(r.magnitude);
+    }
+    floating_sum_report report = sum_report<Sum>(0, rounded_up(magnitude), chain, facts);
+    report.records = record_rounding;
+    set_ryser_value(result, n, complex_double{re.value(), im.value()}, report, facts.grid);
+  } else if constexpr (std::is_floating_point_v<Product>) {
+    exact_double_sum total, magnitude;
+    total.add(start_term);
+    magnitude.add(std::fabs(start_term));
+    for (const auto& r : records) {
+      total.add(r.sum.hi);
+      total.add(r.sum.lo);
+      magnitude.add(r.magnitude);
+    }
+    floating_sum_report report = sum_report<Sum>(total.value(), rounded_up(magnitude), chain, facts);
+    report.records = record_rounding;
+    set_ryser_value(result, n, report, facts.grid);
+  } else {
+    Sum total;
+    total.add(start_term);
+    for (const auto& r : records) total.merge(r.sum);
+    set_ryser_value(result, n, total.value());
+  }
+}
+
+}  // namespace sparseperm::detail
