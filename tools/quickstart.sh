@@ -3,7 +3,8 @@
 #
 #   tools/quickstart.sh run    install what is missing, build the tool and the generator only, compute the
 #                              permanent of a bundled example
-#   tools/quickstart.sh test   install what is missing, build everything, run the whole test suite
+#   tools/quickstart.sh test   install what is missing (Open MPI too, for the tests of mpirun), build
+#                              everything, run the whole test suite
 #
 # The build goes to ./build (or $SPARSEPERM_BUILD_DIR). Without nvcc the host parts are built alone.
 set -euo pipefail
@@ -13,8 +14,9 @@ build="${SPARSEPERM_BUILD_DIR:-$root/build}"
 mode="${1:-run}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
+# install_missing [package...]: the build's packages and those named.
 install_missing() {
-  local packages=(cmake g++ make libboost-dev doctest-dev) missing=() package
+  local packages=(cmake g++ make libboost-dev doctest-dev "$@") missing=() package
   if ! command -v dpkg >/dev/null 2>&1; then
     echo "quickstart: not a Debian system; make sure CMake >= 3.25, g++ >= 12, Boost >= 1.71 and doctest are installed"
     return
@@ -55,7 +57,7 @@ case "$mode" in
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
     ;;
   test)
-    install_missing
+    install_missing openmpi-bin libopenmpi-dev
     find_cuda
     configure_and_build
     ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -176,3 +176,37 @@ TEST_CASE("a kernel module from another matrix's entry is not run") {
   CHECK(resealed["permanent"].as_string() == first_b["permanent"].as_string());
   CHECK(resealed["seconds"]["compile"].as_number() > 0);
 }
+
+TEST_CASE("--devices and --checkpoint on the generated engines: one module, two queues, the same value") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  const std::string file = (cli_test::scratch_dir() / "g39.mtx").string();
+  REQUIRE(run("generate --n 39 --density 0.2 --seed 7 -o " + file).code == 0);  // reals: bit for bit
+  const std::string journal = (cli_test::scratch_dir() / "g39.journal").string();
+  std::filesystem::remove(journal);
+  const auto compute = [&](const std::string& engine, const std::string& extra) {
+    const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +
+                                     " --engine " + engine + extra + " --json");
+    CAPTURE(r.err);
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  for (const std::string engine : {"gpu-cached", "gpu-hybrid", "gpu-sparse"}) {
+    CAPTURE(engine);
+    const json::value one = compute(engine, "");
+    const json::value two = compute(engine, " --devices 0,0");
+    const json::value all = compute(engine, " --devices all");
+    CHECK(two["permanent"].as_string() == one["permanent"].as_string());
+    CHECK(two["error_bound"].as_number() == one["error_bound"].as_number());
+    CHECK(all["permanent"].as_string() == one["permanent"].as_string());
+    CHECK(two["plan"].as_string().find("4 chunks of 2^36 steps from one queue") != std::string::npos);
+    MESSAGE(engine << ": " << one["permanent"].as_string() << ", compute " << one["seconds"]["compute"].as_number()
+                   << " s on one queue, " << two["seconds"]["compute"].as_number() << " s on two");
+  }
+  const json::value journaled = compute("gpu-cached", " --checkpoint " + journal);
+  const json::value resumed = compute("gpu-cached", " --devices 0,0 --checkpoint " + journal);
+  CHECK(resumed["permanent"].as_string() == journaled["permanent"].as_string());
+  CHECK(resumed["plan"].as_string().find("4 of 4 chunks resumed from it") != std::string::npos);
+  const auto bad = run("compute " + file + " --engine gpu-cached --devices 7");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("CUDA device 7 does not exist") != std::string::npos);
+}

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <sparseperm/core/engine_error.cuh>
+#include <sparseperm/core/process_group.cuh>
+#include <sparseperm/detail/journal.cuh>
 #include <sparseperm/detail/text.cuh>
 #include <sparseperm/matrix/input_error.cuh>
 
@@ -137,6 +139,20 @@ inline std::vector<std::string> split_list(const std::string& option, const std:
   }
 }
 
+// --devices: "all" (the `present` devices) or a list of device numbers.
+inline std::vector<int> parse_devices(const std::string& text, int present) {
+  std::vector<int> devices;
+  if (text == "all") {
+    if (present <= 0) throw usage_error("option '--devices': 'all', but there is no CUDA device");
+    for (int d = 0; d < present; ++d) devices.push_back(d);
+    return devices;
+  }
+  for (const std::string& item : split_list("devices", text)) {
+    devices.push_back(static_cast<int>(parse_integer("devices", item, 0, 1023)));
+  }
+  return devices;
+}
+
 // One line on stderr: `message` escaped (detail/text.cuh), since it may quote a file's name or bytes.
 inline void print_error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", detail::printable(message).c_str());
@@ -144,17 +160,41 @@ inline void print_error(const std::string& message) {
 
 inline bool stderr_is_terminal = false;
 
-// SIGINT, SIGTERM, SIGHUP: one line, and exit code 128 + the signal. (Async-signal-safe: write and
-// _exit only. While a module compiles, the pipeline holds the signal until it has cleaned up, then
+// Under mpirun (mpi_group.hpp): the ranks, and how one rank's own error ends the whole job.
+inline const process_group* mpi_ranks = nullptr;
+inline void (*abort_job)(int code) = nullptr;
+
+// An error's line and exit code. Under MPI an error that every rank has (rank_error) is printed by
+// rank 0 alone; a rank's own error is printed with its rank and ends the job, so no rank waits for it.
+inline int report_error(const std::string& message, int code, bool every_rank_has_it) {
+  if (mpi_ranks == nullptr) {
+    print_error(message);
+    return code;
+  }
+  if (every_rank_has_it) {
+    if (mpi_ranks->rank == 0) print_error(message);
+    return code;
+  }
+  print_error("rank " + std::to_string(mpi_ranks->rank) + ": " + message);
+  std::fflush(stderr);
+  if (abort_job) abort_job(code);
+  return code;
+}
+
+// SIGINT, SIGTERM, SIGHUP: one line, the open checkpoint journals synced, and exit code 128 + the
+// signal. (Async-signal-safe: write, fdatasync and _exit only. While a module compiles, the pipeline holds the signal until it has cleaned up, then
 // raises it again: module/process.cuh.)
 inline void report_interrupt(int signal) {
   const char* line = signal == SIGINT    ? "error: interrupted by SIGINT\n"
                      : signal == SIGTERM ? "error: interrupted by SIGTERM\n"
                                          : "error: interrupted by SIGHUP\n";
-  if (stderr_is_terminal) {
-    if (::write(2, "\n", 1) < 0) ::_exit(128 + signal);
+  if (mpi_ranks == nullptr || mpi_ranks->rank == 0) {  // under MPI, the job's line is rank 0's
+    if (stderr_is_terminal) {
+      if (::write(2, "\n", 1) < 0) ::_exit(128 + signal);
+    }
+    if (::write(2, line, std::strlen(line)) < 0) ::_exit(128 + signal);
   }
-  if (::write(2, line, std::strlen(line)) < 0) ::_exit(128 + signal);
+  detail::sync_journals_on_signal();  // and say how to resume
   ::_exit(128 + signal);
 }
 
@@ -180,20 +220,19 @@ int run_tool(Body body) {
   try {
     return body();
   } catch (const input_error& e) {
-    print_error(e.what());
-    return 2;
+    return report_error(e.what(), 2, false);
   } catch (const usage_error& e) {
-    print_error(e.what());
-    return 2;
+    return report_error(e.what(), 2, false);
   } catch (const engine_error& e) {
-    print_error(e.what());
-    return e.reason() == engine_error::kind::failed ? 1 : e.reason() == engine_error::kind::interrupted ? 130 : 2;
+    return report_error(e.what(),
+                        e.reason() == engine_error::kind::failed        ? 1
+                        : e.reason() == engine_error::kind::interrupted ? 130
+                                                                        : 2,
+                        dynamic_cast<const rank_error*>(&e) != nullptr);
   } catch (const std::bad_alloc&) {
-    print_error("out of memory");
-    return 2;
+    return report_error("out of memory", 2, false);
   } catch (const std::exception& e) {
-    print_error(std::string("internal error: ") + e.what());
-    return 1;
+    return report_error(std::string("internal error: ") + e.what(), 1, false);
   }
 }
 

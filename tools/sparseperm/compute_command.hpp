@@ -2,6 +2,7 @@
 // `sparseperm compute FILE [--engine NAME] [--threads N] [--json]`
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <sparseperm/perm.cuh>
@@ -34,13 +35,16 @@ inline const char* compute_help =
     "                  integers); refused with exit code 2 for other matrices. Default: exact where\n"
     "                  128 bits suffice (and on dp), else compensated\n"
     "  --threads N     CPU threads (default: all that are available)\n"
-    "  --device D      the CUDA device of the GPU engines (default 0)\n"
+    "  --devices D     the CUDA devices: all, or a list such as 0,1 (default 0). The Ryser engines\n"
+    "                  share one queue of chunks over them and give the same value, bit for bit, as\n"
+    "                  on one device; the other GPU engines run on the first\n"
     "  --time-limit T  refuse a run whose estimate exceeds T (s, m, h or d: 90m, 36h, 7d; none: no\n"
     "                  limit; default 24h), with exit code 2 and the estimate\n"
     "  --checkpoint FILE  journal the finished chunks in FILE (appended and synced as they finish);\n"
     "                  the same command after a kill resumes from it and gives the same value, bit\n"
     "                  for bit. A journal of another matrix, engine, arithmetic or version is\n"
-    "                  refused. Engines: cpu-sparse (named with --engine)\n"
+    "                  refused. Engines: the six Ryser engines (named with --engine).\n"
+    "                  SIGINT stops at once and leaves the journal to resume from\n"
     "  --row-multiplicities R1,R2,...     the permanent of the matrix with row i repeated Ri times\n"
     "  --column-multiplicities C1,C2,...  and column j Cj times (one count per line, 0 drops it; both\n"
     "                  lists sum to the same total, 1 each where one is left out). glynn and\n"
@@ -150,9 +154,17 @@ inline void apply_multiplicities(const arguments& args, matrix_market_file& file
   }
 }
 
+inline int cuda_devices_present() {
+#if defined(__CUDACC__)
+  return gpu::device_count();
+#else
+  return 0;
+#endif
+}
+
 inline int run_compute(int argc, char** argv) {
   const arguments args(argc, argv, 2, {"json", "help"},
-                       {"engine", "threads", "device", "precision", "time-limit", "checkpoint", "row-multiplicities",
+                       {"engine", "threads", "devices", "precision", "time-limit", "checkpoint", "row-multiplicities",
                         "column-multiplicities"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
@@ -174,20 +186,23 @@ inline int run_compute(int argc, char** argv) {
   }
   if (const auto threads = args.value("threads"))
     options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
-  if (const auto device = args.value("device"))
-    options.device = static_cast<int>(parse_integer("device", *device, 0, 1023));
+  if (const auto devices = args.value("devices")) options.devices = parse_devices(*devices, cuda_devices_present());
   if (const auto limit = args.value("time-limit")) options.time_limit_seconds = parse_duration("time-limit", *limit);
   if (const auto journal = args.value("checkpoint")) options.checkpoint = *journal;
 
   matrix_market_file file = read_matrix_market(args.positionals()[0]);
   apply_multiplicities(args, file);
+  options.processes = mpi_ranks;
+  const bool speaks = mpi_ranks == nullptr || mpi_ranks->rank == 0;  // under MPI, rank 0 prints
   progress_counter progress;
   options.progress = &progress;
   permanent_result result;
   {
-    progress_bar bar(progress);
+    std::optional<progress_bar> bar;
+    if (speaks) bar.emplace(progress);
     result = compute_file(file, options);
   }
+  if (!speaks) return 0;
   if (args.flag("json")) {
     std::printf("%s\n", to_json(result, file.path).c_str());
   } else {

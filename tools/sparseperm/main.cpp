@@ -1,6 +1,7 @@
 // sparseperm: the command-line tool. Exit codes: 0 success, 2 bad input or usage, 1 internal error.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <sparseperm/perm.cuh>
@@ -11,6 +12,7 @@
 #include "compute_command.hpp"
 #include "generate_command.hpp"
 #include "inspect_command.hpp"
+#include "mpi_group.hpp"
 
 namespace {
 
@@ -51,5 +53,13 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sparseperm::cli::run_tool([&] { return dispatch(argc, argv); });
+  std::optional<sparseperm::cli::mpi_session> mpi;  // finalized after the error, if any, is reported
+  return sparseperm::cli::run_tool([&] {
+    mpi.emplace();
+    if (const sparseperm::process_group* ranks = mpi->group()) {
+      sparseperm::cli::mpi_ranks = ranks;
+      sparseperm::cli::abort_job = &sparseperm::cli::mpi_session::abort_job;
+    }
+    return dispatch(argc, argv);
+  });
 }

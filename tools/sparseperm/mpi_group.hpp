@@ -1,0 +1,109 @@
+#pragma once
+// The CLI under mpirun (or srun): Open MPI's ranks as the library's process_group
+// (core/process_group.cuh). Built when CMake finds MPI (SPARSEPERM_WITH_MPI); MPI is started only
+// when a launcher started this process, so a plain run needs no MPI runtime at all.
+//
+// Only the main thread calls MPI (MPI_THREAD_FUNNELED): the engines exchange their chunk records
+// from it. An error that every rank learns from an exchange is printed by rank 0 alone; an error of
+// one rank is printed with its rank and ends the whole job (MPI_Abort), so that no rank waits for it.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <sparseperm/core/engine_error.cuh>
+#include <sparseperm/core/process_group.cuh>
+
+#if defined(SPARSEPERM_WITH_MPI)
+#  include <mpi.h>
+#endif
+
+namespace sparseperm::cli {
+
+#if defined(SPARSEPERM_WITH_MPI)
+// Whether a launcher started this process as one of several ranks.
+inline bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_NTASKS"}) {
+    if (const char* value = std::getenv(variable)) {
+      if (std::string(variable) == "SLURM_NTASKS" && std::string(value) == "1") continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+class mpi_session {
+ public:
+  mpi_session() {
+    if (!launched_by_mpi()) return;
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+      throw engine_error(engine_error::kind::unavailable, "MPI_Init_thread failed");
+    }
+    started_ = true;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &group_.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &group_.size);
+    group_.all_gather = [](const std::string& mine) {
+      int ranks = 0;
+      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      if (mine.size() > static_cast<std::size_t>(1) << 30)
+        throw engine_error(engine_error::kind::too_large, "a rank's chunk records exceed 1 GiB");
+      const int length = static_cast<int>(mine.size());
+      std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
+      check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+      long long total = 0;
+      for (int r = 0; r < ranks; ++r) {
+        offsets[static_cast<std::size_t>(r)] = static_cast<int>(total);
+        total += lengths[static_cast<std::size_t>(r)];
+        if (total > (1LL << 31) - 1)
+          throw engine_error(engine_error::kind::too_large, "the ranks' chunk records exceed 2 GiB");
+      }
+      std::string all(static_cast<std::size_t>(total), '\0');
+      check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                           MPI_COMM_WORLD),
+            "MPI_Allgatherv");
+      std::vector<std::string> parts;
+      for (int r = 0; r < ranks; ++r) {
+        parts.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                                   static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
+      }
+      return parts;
+    };
+  }
+  ~mpi_session() {
+    if (started_) MPI_Finalize();
+  }
+  mpi_session(const mpi_session&) = delete;
+  mpi_session& operator=(const mpi_session&) = delete;
+
+  // The ranks, or null when this process runs alone.
+  const process_group* group() const { return started_ && group_.size > 1 ? &group_ : nullptr; }
+  static void abort_job(int code) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+ private:
+  static void check(int status, const char* what) {
+    if (status != MPI_SUCCESS) {
+      char text[MPI_MAX_ERROR_STRING];
+      int length = 0;
+      MPI_Error_string(status, text, &length);
+      throw engine_error(engine_error::kind::failed, std::string(what) + ": " + std::string(text, length));
+    }
+  }
+  bool started_ = false;
+  process_group group_;
+};
+#else
+class mpi_session {
+ public:
+  const process_group* group() const { return nullptr; }
+  static void abort_job(int code) { std::_Exit(code); }
+};
+#endif
+
+}  // namespace sparseperm::cli
