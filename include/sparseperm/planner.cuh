@@ -136,6 +136,12 @@ inline engine_estimate estimate_engine(const planner_block& block, const engine_
       if (is_exact(e.arithmetic->kind)) e.arithmetic_why = exact_choice_reason(candidates, site);
       *e.seconds *= relative_time(*e.arithmetic, site);
     }
+    // the chunked engines share their work: over the MPI ranks, and the GPU ones over the devices
+    if (e.seconds && engine.journals) {
+      double share = block.options.processes ? block.options.processes->size : 1;
+      if (engine.on_gpu()) share *= static_cast<double>(std::max<std::size_t>(block.options.devices.size(), 1));
+      *e.seconds /= share;
+    }
     // a generated engine compiles its module first, unless the cache holds it
     if (e.seconds && engine.generated()) {
       e.module_cached = module_in_cache(engine, block.matrix, block.options);

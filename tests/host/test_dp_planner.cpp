@@ -281,3 +281,22 @@ TEST_CASE("without <sparseperm/pipeline.cuh> the generated engines say what is m
   }
   CHECK(sp::compute_permanent(m).permanent == "6");
 }
+
+TEST_CASE("the planner shares the chunked engines' estimates over the MPI ranks, not the others'") {
+  sp::random_stream s(31);
+  const sp::sparse_matrix m = test_support::random_matrix(s, 24, 0.4, sp::value_kind::uniform);
+  const sp::frontier_order order = sp::frontier_orders(m).front();
+  sp::compute_options alone, ranks;
+  const sp::process_group four{0, 4, {}};
+  ranks.processes = &four;
+  for (const char* name : {"cpu-sparse", "dp"}) {
+    CAPTURE(name);
+    const sp::engine_description* engine = sp::find_engine(name);
+    REQUIRE(engine);
+    const auto one = sp::detail::estimate_engine({m, order, alone, 1e12}, *engine);
+    const auto shared = sp::detail::estimate_engine({m, order, ranks, 1e12}, *engine);
+    REQUIRE(one.seconds);
+    REQUIRE(shared.seconds);
+    CHECK(*shared.seconds == doctest::Approx(*one.seconds / (engine->journals ? 4 : 1)));
+  }
+}

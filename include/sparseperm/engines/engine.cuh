@@ -238,12 +238,12 @@ struct compute_options {
   // CUDA devices: the Ryser engines share their chunks over all of them; the others run on the first
   std::vector<int> devices = {0};
   progress_counter* progress = nullptr;
-  pipeline_options pipeline;  // where the generated engines compile (module/pipeline_options.cuh)
+  pipeline_options pipeline = {};  // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
   // No absurd jobs: a run estimated beyond this is refused before it starts (infinity: no limit)
   double time_limit_seconds = 24 * 3600.0;
   // A checkpoint journal to resume from and append to (engines with the `journals` trait)
-  std::string checkpoint;
+  std::string checkpoint = {};
   // The MPI ranks of a distributed run (core/process_group.cuh): the engines with the `journals`
   // trait split their chunks over them, the others run whole on every rank. Null: one process.
   const process_group* processes = nullptr;
