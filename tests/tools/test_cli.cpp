@@ -58,6 +58,17 @@ json::value compute_json(const std::string& file, const std::string& engine, con
   return json::parse(r.out);
 }
 
+// Runs `command` in the background until its journal holds 8000 bytes, sends it SIG`signal` and
+// prints "stopped EXIT-CODE MILLISECONDS" (from the signal to its exit). A shell's background job
+// starts with SIGINT ignored: env gives the command back its default.
+cli_test::run_result signal_once_journaled(const std::string& command, const std::string& journal,
+                                           const std::string& signal) {
+  return cli_test::run_raw("(env --default-signal=INT " + command + " & pid=$!; while [ \"$(stat -c %s " + journal +
+                           " 2>/dev/null || echo 0)\" -lt 8000 ]; do sleep 0.02; done; start=$(date +%s%N); kill -" +
+                           signal + " $pid; wait $pid; code=$?; echo stopped $code $(( ($(date +%s%N) - start) / " +
+                           "1000000 )))");
+}
+
 }  // namespace
 
 TEST_CASE("--help everywhere") {
@@ -653,10 +664,8 @@ TEST_CASE("checkpoints: a killed run resumes from its journal with the same valu
   std::filesystem::remove(journal);
   const std::string command =
       std::string(SPARSEPERM_CLI) + " compute " + counting + " --engine cpu-sparse --threads 2 --checkpoint " + journal;
-  const auto killed = cli_test::run_raw("(" + command + " & pid=$!; while [ \"$(stat -c %s " + journal +
-                                        " 2>/dev/null || echo 0)\" -lt 8000 ]; do sleep 0.02; done; kill -9 $pid; "
-                                        "wait $pid; echo killed $?)");
-  CHECK(killed.out.find("killed 137") != std::string::npos);
+  const auto killed = signal_once_journaled(command, journal, "KILL");
+  CHECK(killed.out.find("stopped 137 ") != std::string::npos);
   const auto resumed = compute_json(counting, "cpu-sparse", " --threads 1 --checkpoint " + journal);
   const auto reference = compute_json(counting, "dp");
   CHECK(resumed["permanent"].as_string() == reference["permanent"].as_string());
@@ -710,12 +719,7 @@ TEST_CASE("checkpoints: SIGINT stops at once and leaves a journal that resumes t
   std::filesystem::remove(journal);
   const std::string command =
       std::string(SPARSEPERM_CLI) + " compute " + counting + " --engine cpu-sparse --threads 2 --checkpoint " + journal;
-  // a shell's background job starts with SIGINT ignored: env gives it back its default
-  const auto stopped =
-      cli_test::run_raw("(env --default-signal=INT " + command + " & pid=$!; while [ \"$(stat -c %s " + journal +
-                        " 2>/dev/null || echo 0)\" -lt 8000 ]; do sleep 0.02; done; "
-                        "start=$(date +%s%N); kill -INT $pid; wait $pid; code=$?; "
-                        "echo stopped $code $(( ($(date +%s%N) - start) / 1000000 )))");
+  const auto stopped = signal_once_journaled(command, journal, "INT");
   std::smatch found;
   REQUIRE(std::regex_search(stopped.out, found, std::regex("stopped ([0-9]+) ([0-9]+)")));
   CHECK(found[1] == "130");

@@ -182,8 +182,8 @@ inline int report_error(const std::string& message, int code, bool every_rank_ha
 }
 
 // SIGINT, SIGTERM, SIGHUP: one line, the open checkpoint journals synced, and exit code 128 + the
-// signal. (Async-signal-safe: write, fdatasync and _exit only. While a module compiles, the pipeline holds the signal until it has cleaned up, then
-// raises it again: module/process.cuh.)
+// signal. (Async-signal-safe: write, fdatasync and _exit only. While a module compiles, the pipeline
+// holds the signal until it has cleaned up, then raises it again: module/process.cuh.)
 inline void report_interrupt(int signal) {
   const char* line = signal == SIGINT    ? "error: interrupted by SIGINT\n"
                      : signal == SIGTERM ? "error: interrupted by SIGTERM\n"

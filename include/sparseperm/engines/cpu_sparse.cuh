@@ -125,14 +125,11 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
   return m;
 }
 
-// What decides a cpu-sparse run's chunk sums, for its journal's key: the version, the arithmetic and
-// the columns as the loop reads them (their bytes: values after grids or doubling); host_chunks.cuh
-// adds the chunking.
+// The columns as the sparse loop reads them (their bytes: values after grids or doubling), for a
+// journal's key (cpu-sparse's and gpu-sparse's: chunk_share.cuh's chunk_key and the chunking before).
 template <class X, class Sum>
-std::string cpu_sparse_key(const ryser_columns<X>& m) {
-  std::string key = "sparseperm " SPARSEPERM_VERSION_STRING " cpu-sparse; " + Sum::description() + "; " +
-                    std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sizeof(Sum)) + "-byte sums; n " +
-                    std::to_string(m.n) + "\n";
+std::string sparse_columns_identity(const ryser_columns<X>& m) {
+  std::string key = std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sizeof(Sum)) + "-byte sums\n";
   const auto bytes = [&key](const auto& v) {
     key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
   };
@@ -152,7 +149,10 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
   Sum sum;
   sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
   const bool fixed = shared.sharing.fixed_chunks();
-  if (fixed) shared.key = cpu_sparse_key<X, Sum>(m);
+  if (fixed) {
+    shared.key =
+        chunk_key(engines::cpu_sparse::name, Sum::description(), m.n) + "; " + sparse_columns_identity<X, Sum>(m);
+  }
   sum_host_chunks(
       m.n, threads, progress,
       [&](std::uint64_t first, std::uint64_t end, Sum& local) {

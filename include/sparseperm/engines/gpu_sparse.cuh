@@ -128,7 +128,7 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   auto kernel = &gpu_sparse_kernel<X, Sum, Product>;
   const gpu_sparse_shared_size<X> bytes_for{n, nnz};
   gpu::launch_options run = options;
-  run.identity = cpu_sparse_key<X, Sum>(columns);  // the columns as the kernel reads them
+  run.identity = sparse_columns_identity<X, Sum>(columns);
   std::size_t shared_bytes = 0;
   gpu::run_ryser_chunks<Sum>(result, n, Product{}(columns.x0.data(), n, 1), run, {columns.grid}, [&](int d) {
     cudaDeviceProp device{};

@@ -1,12 +1,14 @@
 #pragma once
 // Host-side CUDA plumbing of the GPU engines: error checks that become engine_error, device
-// queries that never throw, owning device buffers, and event timing.
+// queries that never throw, owning device buffers, streams, events, pinned host memory, and event
+// timing.
 #if !defined(__CUDACC__)
 #  error "sparseperm/gpu/cuda_support.cuh needs nvcc"
 #endif
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -79,32 +81,66 @@ class device_buffer {
   std::size_t count_ = 0;
 };
 
-// Elapsed GPU time between two points of the default stream.
+// A stream of its own (non-blocking: it does not wait for the legacy default stream).
+class stream_handle {
+ public:
+  stream_handle() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~stream_handle() { cudaStreamDestroy(stream_); }
+  stream_handle(const stream_handle&) = delete;
+  stream_handle& operator=(const stream_handle&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_{};
+};
+
+// An event, and page-locked host memory (what cudaMemcpyAsync needs to overlap the kernels).
+class event_handle {
+ public:
+  event_handle() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+  ~event_handle() { cudaEventDestroy(event_); }
+  event_handle(const event_handle&) = delete;
+  event_handle& operator=(const event_handle&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_{};
+};
+
+template <class T>
+class pinned_buffer {
+ public:
+  explicit pinned_buffer(std::size_t count) {
+    check(cudaMallocHost(&data_, std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMallocHost");
+  }
+  ~pinned_buffer() { cudaFreeHost(data_); }
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+};
+
+// Elapsed GPU time between two points of a stream (the default stream unless named).
 class event_timer {
  public:
-  event_timer() {
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    check(cudaEventCreate(&stop_), "cudaEventCreate");
-  }
-  ~event_timer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  event_timer(const event_timer&) = delete;
-  event_timer& operator=(const event_timer&) = delete;
-
-  void start() { check(cudaEventRecord(start_), "cudaEventRecord"); }
-  double stop_seconds() {
-    check(cudaEventRecord(stop_), "cudaEventRecord");
-    check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+  void start(cudaStream_t stream = nullptr) { check(cudaEventRecord(start_.get(), stream), "cudaEventRecord"); }
+  void stop(cudaStream_t stream = nullptr) { check(cudaEventRecord(stop_.get(), stream), "cudaEventRecord"); }
+  // the time from start() to the last stop(), once the stream has reached it
+  double seconds() const {
+    check(cudaEventSynchronize(stop_.get()), "cudaEventSynchronize");
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "cudaEventElapsedTime");
     return ms / 1000.0;
+  }
+  double stop_seconds() {
+    stop();
+    return seconds();
   }
 
  private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
+  event_handle start_, stop_;
 };
 
 inline std::string device_description(const cudaDeviceProp& p) {

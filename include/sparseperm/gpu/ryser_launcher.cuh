@@ -93,46 +93,6 @@ struct device_kernel {
 
 namespace detail {
 
-class stream_handle {
- public:
-  stream_handle() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~stream_handle() { cudaStreamDestroy(stream_); }
-  stream_handle(const stream_handle&) = delete;
-  stream_handle& operator=(const stream_handle&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_{};
-};
-
-class event_handle {
- public:
-  event_handle() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  ~event_handle() { cudaEventDestroy(event_); }
-  event_handle(const event_handle&) = delete;
-  event_handle& operator=(const event_handle&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_{};
-};
-
-template <class T>
-class pinned_buffer {
- public:
-  explicit pinned_buffer(std::size_t count) : count_(count) {
-    check(cudaMallocHost(&data_, std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMallocHost");
-  }
-  ~pinned_buffer() { cudaFreeHost(data_); }
-  pinned_buffer(const pinned_buffer&) = delete;
-  pinned_buffer& operator=(const pinned_buffer&) = delete;
-  T* data() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
-};
-
 // The chunks not yet finished: devices take them, and a failed device gives its own back.
 class chunk_queue {
  public:
@@ -230,10 +190,11 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
         changed.wait(lock, [&] { return ready == count; });
         stride = threads;
       }
-      const detail::stream_handle stream;
+      const stream_handle stream;
       device_buffer<Sum> partial[2] = {device_buffer<Sum>(stride), device_buffer<Sum>(stride)};
-      detail::pinned_buffer<Sum> host[2] = {detail::pinned_buffer<Sum>(stride), detail::pinned_buffer<Sum>(stride)};
-      const detail::event_handle copied[2], start, stop;
+      pinned_buffer<Sum> host[2] = {pinned_buffer<Sum>(stride), pinned_buffer<Sum>(stride)};
+      const event_handle copied[2];
+      event_timer timer;
       bool started = false;
       std::optional<std::uint64_t> pending;  // launched into buffer `pending_buffer`, not yet reduced
       int pending_buffer = 0, next = 0;
@@ -253,12 +214,12 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
         if (!c) {
           if (!pending) break;
           // the device's work ends here unless a failing device gives chunks back: its GPU time
-          check(cudaEventRecord(stop.get(), stream.get()), "cudaEventRecord");
+          timer.stop(stream.get());
           reduce_pending();  // then wait for chunks that a failing device may give back
           continue;
         }
         held.push_back(*c);
-        if (!started) check(cudaEventRecord(start.get(), stream.get()), "cudaEventRecord");
+        if (!started) timer.start(stream.get());
         started = true;
         const launch_plan plan = plan_range_launches(chunking.first_of(*c), chunking.end_of(*c), stride, min_chunk);
         check(cudaMemsetAsync(partial[next].data(), 0, stride * sizeof(Sum), stream.get()), "cudaMemsetAsync");
@@ -276,12 +237,7 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
         pending_buffer = next;
         next ^= 1;
       }
-      if (started) {
-        check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
-        seconds[w] = ms / 1000.0;
-      }
+      if (started) seconds[w] = timer.seconds();
     } catch (...) {
       failures[w] = std::current_exception();
       for (const std::uint64_t c : held) queue.give_back(c);
@@ -317,9 +273,8 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
   // the chunks: this rank's, less those its journal holds (chunk_share.cuh)
   sparseperm::detail::shared_chunks shared{
       options.sharing,
-      "sparseperm " SPARSEPERM_VERSION_STRING " " + result.engine + "; " + Sum::description() + "; n " +
-          std::to_string(n) + "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) +
-          "; " +
+      sparseperm::detail::chunk_key(result.engine, Sum::description(), n) + "; chunks " +
+          std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) + "; " +
           (std::is_floating_point_v<Product> || std::is_same_v<Product, complex_double>
                ? std::to_string(threads) + " threads a device, chunks of at least " + std::to_string(min_chunk) + "; "
                : "") +

@@ -43,9 +43,8 @@ permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nn
   Sum sum;
   sum.add(start_term);  // step 0: x_0 itself, sign +
   host_chunking chunking;
-  shared_chunks shared{options.sharing, "sparseperm " SPARSEPERM_VERSION_STRING " " + std::string(engine) + "; " +
-                                            Sum::description() + "; n " + std::to_string(n) + "; " + plan_text + "; " +
-                                            options.identity};
+  shared_chunks shared{options.sharing,
+                       chunk_key(engine, Sum::description(), n) + "; " + plan_text + "; " + options.identity};
   if (options.sharing.fixed_chunks() && options.identity.empty()) {
     throw engine_error(engine_error::kind::bad_setting,
                        std::string(engine) + ": a journaled or distributed run needs the loop's identity (a bug)");

@@ -21,9 +21,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "../core/config.cuh"
 #include "../core/engine_error.cuh"
 #include "../core/process_group.cuh"
 #include "../core/progress.cuh"
@@ -45,6 +47,18 @@ struct chunk_sharing {
     return distributed() ? checkpoint + "." + std::to_string(rank()) + "-of-" + std::to_string(ranks()) : checkpoint;
   }
 };
+
+// How many of `chunks` chunks rank `rank` of `ranks` owns (those c with c mod ranks = rank).
+inline std::uint64_t owned_chunks(std::uint64_t chunks, std::uint64_t rank, std::uint64_t ranks) {
+  return chunks > rank ? (chunks - rank + ranks - 1) / ranks : 0;
+}
+
+// The start of every chunked run's journal key: the version, the engine, the arithmetic, n. The
+// engine appends the chunking and what identifies its loop and matrix.
+inline std::string chunk_key(std::string_view engine, const std::string& arithmetic, int n) {
+  return "sparseperm " SPARSEPERM_VERSION_STRING " " + std::string(engine) + "; " + arithmetic + "; n " +
+         std::to_string(n);
+}
 
 // A chunked run's view of the sharing: `key` names everything that decides its records (the matrix
 // as the loop holds it, the engine, the arithmetic, the chunking, the version); `resumed` says how
@@ -147,7 +161,7 @@ std::vector<Record> run_chunk_share(std::uint64_t chunks, shared_chunks& shared,
   shared.rank_seconds.assign(all.size(), 0.0);
   for (std::size_t r = 0; r < all.size(); ++r) {
     const std::string& blob = all[r];
-    const std::uint64_t owned = chunks > r ? (chunks - r + ranks - 1) / ranks : 0;
+    const std::uint64_t owned = owned_chunks(chunks, r, ranks);
     if (blob.size() != head + owned * entry) throw broken(r);
     std::memcpy(&shared.rank_seconds[r], blob.data() + 1 + digest.size(), sizeof(double));
     for (std::uint64_t k = 0; k < owned; ++k) {
@@ -181,9 +195,8 @@ inline std::string sharing_text(const chunk_sharing& sharing, std::size_t resume
     }
   }
   if (!sharing.checkpoint.empty()) {
-    const std::uint64_t owned = chunks > rank ? (chunks - rank + ranks - 1) / ranks : 0;
-    text += "; journal " + sharing.journal_path() + ": " + std::to_string(resumed) + " of " + std::to_string(owned) +
-            " chunks resumed from it";
+    text += "; journal " + sharing.journal_path() + ": " + std::to_string(resumed) + " of " +
+            std::to_string(owned_chunks(chunks, rank, ranks)) + " chunks resumed from it";
   }
   return text;
 }

@@ -67,11 +67,8 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
   std::vector<Sum> partial;
   if (shared) {
     static_assert(std::is_trivially_copyable_v<Sum>, "a shared chunk's sum is journaled and sent as its bytes");
-    shared_chunks keyed = *shared;
-    keyed.key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
-    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), keyed, progress, steps_of, run);
-    shared->resumed = keyed.resumed;
-    shared->rank_seconds = keyed.rank_seconds;
+    shared->key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
+    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), *shared, progress, steps_of, run);
   } else {
     if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
     std::vector<std::uint64_t> all(static_cast<std::size_t>(chunking.chunks));
