@@ -1,6 +1,7 @@
 // The GPU Ryser engines over several devices (a device listed twice runs two queues on it, so one
-// GPU tests the queue too): the same value as one device, bit for bit; a device that fails gives its
-// chunks to the others; when all fail, the journal keeps what was finished and the run resumes.
+// GPU tests the queue too; two GPUs are used where the host has them): the same value as one device,
+// bit for bit; a device that fails gives its chunks to the others; when all fail, the journal keeps
+// what was finished and the run resumes; ranks (threads here, MPI in the CLI) with a GPU each.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/perm.cuh>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../host/ranks_in_threads.hpp"
 #include "random_matrix.hpp"
 
 namespace sp = sparseperm;
@@ -91,4 +93,37 @@ TEST_CASE("compute_permanent: --devices and --checkpoint on gpu-sparse") {
   CHECK(first.permanent == again.permanent);
   CHECK(again.plan.find("1 of 1 chunks resumed from it") != std::string::npos);  // chunks of 2^36
   CHECK(first.permanent == sp::permanent_dp(m, 0).permanent);
+}
+
+TEST_CASE("two GPUs, and two ranks with a GPU each: the same value and bound as on one, bit for bit") {
+  const int present = sp::gpu::device_count();
+  const int second = present >= 2 ? 1 : 0;  // one GPU: two queues on it stand in for the second
+  if (present < 2) MESSAGE("one CUDA device: its two queues stand in for two GPUs");
+  for (const bool integers : {true, false}) {
+    CAPTURE(integers);
+    const sp::sparse_matrix m = random_matrix(integers ? 21 : 22, integers);
+    const sp::permanent_result one = sp::permanent_gpu_sparse(m, {.devices = {0}, .min_chunk_bits = 28});
+    const sp::permanent_result two = sp::permanent_gpu_sparse(m, {.devices = {0, second}, .min_chunk_bits = 28});
+    CHECK(two.permanent == one.permanent);
+    CHECK(two.error_bound == one.error_bound);
+    CHECK(one.plan.find("16 chunks of 2^28 steps from one queue") != std::string::npos);
+    // the second GPU fails after its first chunk: the first finishes the rest
+    const sp::permanent_result survived = sp::permanent_gpu_sparse(
+        m, {.devices = {0, second}, .min_chunk_bits = 28, .failing_device = 1, .failing_after = 1});
+    CHECK(survived.permanent == one.permanent);
+    CHECK(survived.plan.find("device " + std::to_string(second) + " failed") != std::string::npos);
+    // two ranks, a GPU each, the chunks dealt out between them
+    test_support::ranks_in_threads ranks(2);
+    const auto results = ranks.each([&](int r) {
+      const sp::permanent_result shared = sp::permanent_gpu_sparse(
+          m, {.devices = {r == 0 ? 0 : second}, .sharing = {"", ranks.rank(r)}, .min_chunk_bits = 28});
+      CHECK(shared.plan.find("2 MPI ranks, the chunks dealt out by rank 0") != std::string::npos);
+      return shared.permanent + " " + (shared.error_bound ? std::to_string(*shared.error_bound) : "exact");
+    });
+    for (const std::string& r : results) {
+      CHECK(r == one.permanent + " " + (one.error_bound ? std::to_string(*one.error_bound) : "exact"));
+    }
+    MESSAGE(one.permanent << " | " << two.plan << " | compute " << one.seconds.compute << " s on one device, "
+                          << two.seconds.compute << " s on two");
+  }
 }

@@ -2,14 +2,19 @@
 // Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
 #include <doctest/doctest.h>
 
+#include <sparseperm/ryser/chunk_share.cuh>
 #include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/gray_steps.cuh>
 #include <sparseperm/ryser/launch_parameters.cuh>
 #include <sparseperm/ryser/ordering.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <string>
+#include <thread>
 
+#include "ranks_in_threads.hpp"
 #include "test_support.hpp"
 
 namespace sp = sparseperm;
@@ -187,4 +192,47 @@ TEST_CASE("the GPU queue's chunks cover the Gray steps exactly, aligned, up to n
       CHECK(covered == c.steps_of(k));
     }
   }
+}
+
+TEST_CASE("ranks of unequal speed: the dealing gives the slow rank fewer chunks, every chunk runs once") {
+  // rank r takes (r + 1) ms a chunk on 2 workers: rank 0 should run the most, rank 3 the fewest
+  constexpr std::uint64_t chunks = 240;
+  test_support::ranks_in_threads ranks(4);
+  std::vector<std::vector<std::uint64_t>> counted(4);
+  const auto results = ranks.each([&](int r) {
+    sp::detail::shared_chunks shared{{"", ranks.rank(r)}, "a test's chunks"};
+    std::vector<std::uint64_t> ran(chunks, 0);
+    const auto run = [&](sp::detail::chunk_queue& queue, const auto& finish) {
+      std::vector<std::thread> workers;
+      for (int w = 0; w < 2; ++w) {
+        workers.emplace_back([&] {
+          while (const std::optional<std::uint64_t> c = queue.take(true)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(r + 1));
+            ++ran[*c];  // each chunk reaches one worker
+            finish(*c, *c * 3 + 1);
+            queue.finished();
+          }
+        });
+      }
+      for (auto& w : workers) w.join();
+    };
+    const std::vector<std::uint64_t> records = sp::detail::run_chunk_share<std::uint64_t>(
+        chunks, shared, nullptr, [](std::uint64_t) { return std::uint64_t{1}; }, 2, run);
+    for (std::uint64_t c = 0; c < chunks; ++c) REQUIRE(records[c] == c * 3 + 1);
+    counted[static_cast<std::size_t>(r)] = shared.rank_chunks;
+    std::uint64_t mine = 0;
+    for (const std::uint64_t k : ran) mine += k;
+    return std::to_string(mine);
+  });
+  std::uint64_t total = 0;
+  for (int r = 0; r < 4; ++r) {
+    CAPTURE(r);
+    REQUIRE(results[static_cast<std::size_t>(r)].find("error") == std::string::npos);
+    CHECK(counted[static_cast<std::size_t>(r)] == counted[0]);  // every rank learns the same counts
+    CHECK(counted[0][static_cast<std::size_t>(r)] == std::stoull(results[static_cast<std::size_t>(r)]));
+    total += counted[0][static_cast<std::size_t>(r)];
+  }
+  CHECK(total == chunks);
+  // speeds 1 : 1/2 : 1/3 : 1/4 would give 115, 58, 38, 29; a fixed split 60 each
+  CHECK(counted[0][0] > counted[0][3] * 2);
 }

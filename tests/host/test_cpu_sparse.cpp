@@ -7,12 +7,15 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "ranks_in_threads.hpp"
 #include "test_support.hpp"
 
 namespace sp = sparseperm;
@@ -150,63 +153,6 @@ TEST_CASE("progress counts every Gray step") {
   CHECK(progress.fraction() == 1.0);
 }
 
-namespace {
-
-// R ranks in one process, one thread each: an exchange is a barrier that hands every rank every
-// rank's bytes (what MPI_Allgatherv does for the CLI).
-class ranks_in_threads {
- public:
-  explicit ranks_in_threads(int size) : slots_(static_cast<std::size_t>(size)) {
-    for (int r = 0; r < size; ++r) {
-      groups_.push_back({r, size, [this, r](const std::string& mine) { return exchange(r, mine); }});
-    }
-  }
-  const sp::process_group* rank(int r) const { return &groups_[static_cast<std::size_t>(r)]; }
-
-  // run(rank) on a thread a rank; their results (or errors) in rank order
-  template <class Run>
-  std::vector<std::string> each(const Run& run) {
-    std::vector<std::string> out(slots_.size());
-    std::vector<std::thread> threads;
-    for (std::size_t r = 0; r < slots_.size(); ++r) {
-      threads.emplace_back([&, r] {
-        try {
-          out[r] = run(static_cast<int>(r));
-        } catch (const sp::rank_error& e) {
-          out[r] = std::string("rank_error: ") + e.what();
-        } catch (const std::exception& e) {
-          out[r] = std::string("error: ") + e.what();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    return out;
-  }
-
- private:
-  std::vector<std::string> exchange(int rank, const std::string& mine) {
-    std::unique_lock lock(mutex_);
-    const int generation = generation_;
-    slots_[static_cast<std::size_t>(rank)] = mine;
-    if (++arrived_ == static_cast<int>(slots_.size())) {
-      result_ = slots_;
-      arrived_ = 0;
-      ++generation_;
-      changed_.notify_all();
-      return result_;
-    }
-    changed_.wait(lock, [&] { return generation_ != generation; });
-    return result_;
-  }
-  std::vector<sp::process_group> groups_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<std::string> slots_, result_;
-  int arrived_ = 0, generation_ = 0;
-};
-
-}  // namespace
-
 TEST_CASE("ranks share cpu-sparse's chunks: the same value as one process, bit for bit; mismatches refused") {
   sp::random_stream s(2026);
   const std::string journal = (std::filesystem::temp_directory_path() / "sparseperm-ranks.journal").string();
@@ -221,7 +167,7 @@ TEST_CASE("ranks share cpu-sparse's chunks: the same value as one process, bit f
     for (const int size : {2, 3, 4}) {
       CAPTURE(trial);
       CAPTURE(size);
-      ranks_in_threads ranks(size);
+      test_support::ranks_in_threads ranks(size);
       const auto results = ranks.each([&](int r) {
         const auto result = sp::permanent_cpu_sparse(m, {.threads = 1, .sharing = {"", ranks.rank(r)}});
         return result.permanent + " " + (result.error_bound ? std::to_string(*result.error_bound) : "exact");
@@ -234,11 +180,49 @@ TEST_CASE("ranks share cpu-sparse's chunks: the same value as one process, bit f
   // a rank that computes another matrix of the same size: every rank refuses
   const sp::sparse_matrix a = test_support::random_matrix(s, 16, 0.4, sp::value_kind::ones);
   const sp::sparse_matrix b = test_support::random_matrix(s, 16, 0.4, sp::value_kind::ones);
-  ranks_in_threads ranks(3);
+  test_support::ranks_in_threads ranks(3);
   const auto results = ranks.each([&](int r) {
     return sp::permanent_cpu_sparse(r == 1 ? b : a, {.threads = 1, .sharing = {"", ranks.rank(r)}}).permanent;
   });
   for (const std::string& r : results) {
     CHECK(r.rfind("rank_error: rank 1 of 3 ran another computation", 0) == 0);
   }
+}
+
+TEST_CASE("ranks resume from every rank's journal; a lost journal's chunks are dealt out again") {
+  sp::random_stream s(77);
+  const sp::sparse_matrix m = test_support::random_matrix(s, 20, 0.4, sp::value_kind::ones);
+  const std::string journal = (std::filesystem::temp_directory_path() / "sparseperm-ranks-resume.journal").string();
+  const auto journal_of = [&](int r) { return journal + "." + std::to_string(r) + "-of-3"; };
+  for (int r = 0; r < 3; ++r) std::filesystem::remove(journal_of(r));
+  const auto alone = sp::permanent_cpu_sparse(m, {.threads = 2});
+  const auto run_ranks = [&] {
+    test_support::ranks_in_threads ranks(3);
+    return ranks.each([&](int r) {
+      const auto result = sp::permanent_cpu_sparse(m, {.threads = 1 + r, .sharing = {journal, ranks.rank(r)}});
+      return result.permanent + "|" + result.plan;
+    });
+  };
+  const auto fresh = run_ranks();
+  for (const std::string& r : fresh) {
+    CHECK(r.substr(0, r.find('|')) == alone.permanent);
+    CHECK(r.find("the chunks dealt out by rank 0 as the ranks ask") != std::string::npos);
+    CHECK(r.find(", 0 from the ranks' journals") != std::string::npos);
+  }
+  // every chunk (2^19 steps in 512 chunks of 1024) is in one journal: nothing is run again
+  const auto resumed = run_ranks();
+  for (const std::string& r : resumed) {
+    CHECK(r.substr(0, r.find('|')) == alone.permanent);
+    CHECK(r.find(", 512 from the ranks' journals") != std::string::npos);
+    CHECK(r.find("the ranks ran 0 to 0 chunks") != std::string::npos);
+  }
+  // rank 1's journal is lost: its chunks are run again, by whichever rank asks
+  std::filesystem::remove(journal_of(1));
+  const auto partly = run_ranks();
+  CHECK(partly[1].find("journal " + journal_of(1) + ": 0 of 512 chunks resumed from it") != std::string::npos);
+  for (const std::string& r : partly) {
+    CHECK(r.substr(0, r.find('|')) == alone.permanent);
+    CHECK(r.find(", 0 from the ranks' journals") == std::string::npos);
+  }
+  for (int r = 0; r < 3; ++r) std::filesystem::remove(journal_of(r));
 }

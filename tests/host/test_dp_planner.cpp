@@ -287,7 +287,7 @@ TEST_CASE("the planner shares the chunked engines' estimates over the MPI ranks,
   const sp::sparse_matrix m = test_support::random_matrix(s, 24, 0.4, sp::value_kind::uniform);
   const sp::frontier_order order = sp::frontier_orders(m).front();
   sp::compute_options alone, ranks;
-  const sp::process_group four{0, 4, {}};
+  const sp::process_group four{0, 4, {}, {}, {}};
   ranks.processes = &four;
   for (const char* name : {"cpu-sparse", "dp"}) {
     CAPTURE(name);

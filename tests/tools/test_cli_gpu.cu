@@ -210,3 +210,33 @@ TEST_CASE("--devices and --checkpoint on the generated engines: one module, two 
   CHECK(bad.code == 2);
   CHECK(bad.err.find("CUDA device 7 does not exist") != std::string::npos);
 }
+
+#if defined(SPARSEPERM_TEST_MPIRUN)
+TEST_CASE("MPI: two ranks with --devices split (a GPU each where there are two) give one process's value") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  const std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+                             SPARSEPERM_TEST_MPIRUN + " --oversubscribe --bind-to none -np 2 ";
+  for (const char* values : {"ones", "uniform"}) {
+    CAPTURE(values);
+    const std::string file = (cli_test::scratch_dir() / (std::string("m39") + values + ".mtx")).string();
+    REQUIRE(run("generate --n 39 --density 0.2 --seed 9 --values " + std::string(values) + " -o " + file).code == 0);
+    const auto compute = [&](const std::string& launcher, const std::string& devices) {
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + launcher + SPARSEPERM_CLI + " compute " +
+                                       file + " --engine gpu-cached --devices " + devices + " --json");
+      CAPTURE(r.err);
+      REQUIRE(r.code == 0);
+      return json::parse(r.out);
+    };
+    const json::value alone = compute("", "0");
+    const json::value ranks = compute(mpirun, "split");
+    CHECK(ranks["permanent"].as_string() == alone["permanent"].as_string());
+    CHECK(ranks["error_bound"].is_null() == alone["error_bound"].is_null());
+    if (!alone["error_bound"].is_null()) CHECK(ranks["error_bound"].as_number() == alone["error_bound"].as_number());
+    CHECK(ranks["plan"].as_string().find("2 MPI ranks, the chunks dealt out by rank 0") != std::string::npos);
+    MESSAGE(std::string(values) << ": " << alone["permanent"].as_string() << "; "
+                                << alone["seconds"]["compute"].as_number() << " s alone, "
+                                << ranks["seconds"]["compute"].as_number() << " s on 2 ranks | "
+                                << ranks["plan"].as_string());
+  }
+}
+#endif

@@ -139,12 +139,16 @@ inline std::vector<std::string> split_list(const std::string& option, const std:
   }
 }
 
-// --devices: "all" (the `present` devices) or a list of device numbers.
-inline std::vector<int> parse_devices(const std::string& text, int present) {
+// --devices: "all" (the `present` devices), "split" (this rank's share of them: device d where d
+// mod host_ranks is host_rank, the rank's place among the `host_ranks` ranks on its host; a device a
+// rank when there are more ranks than devices) or a list of device numbers.
+inline std::vector<int> parse_devices(const std::string& text, int present, int host_rank = 0, int host_ranks = 1) {
   std::vector<int> devices;
-  if (text == "all") {
-    if (present <= 0) throw usage_error("option '--devices': 'all', but there is no CUDA device");
-    for (int d = 0; d < present; ++d) devices.push_back(d);
+  if (text == "all" || text == "split") {
+    if (present <= 0) throw usage_error("option '--devices': '" + text + "', but there is no CUDA device");
+    if (text == "split" && host_ranks > present) return {host_rank % present};
+    for (int d = 0; d < present; ++d)
+      if (text == "all" || d % host_ranks == host_rank) devices.push_back(d);
     return devices;
   }
   for (const std::string& item : split_list("devices", text)) {
@@ -162,6 +166,7 @@ inline bool stderr_is_terminal = false;
 
 // Under mpirun (mpi_group.hpp): the ranks, and how one rank's own error ends the whole job.
 inline const process_group* mpi_ranks = nullptr;
+inline int host_rank = 0, host_ranks = 1;  // this rank's place among the ranks on its host
 inline void (*abort_job)(int code) = nullptr;
 
 // An error's line and exit code. Under MPI an error that every rank has (rank_error) is printed by

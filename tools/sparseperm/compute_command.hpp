@@ -35,9 +35,10 @@ inline const char* compute_help =
     "                  integers); refused with exit code 2 for other matrices. Default: exact where\n"
     "                  128 bits suffice (and on dp), else compensated\n"
     "  --threads N     CPU threads (default: all that are available)\n"
-    "  --devices D     the CUDA devices: all, or a list such as 0,1 (default 0). The Ryser engines\n"
-    "                  share one queue of chunks over them and give the same value, bit for bit, as\n"
-    "                  on one device; the other GPU engines run on the first\n"
+    "  --devices D     the CUDA devices: all, split (under MPI: the host's devices shared out between\n"
+    "                  its ranks) or a list such as 0,1 (default 0). The Ryser engines share one\n"
+    "                  queue of chunks over them and give the same value, bit for bit, as on one\n"
+    "                  device; the other GPU engines run on the first\n"
     "  --time-limit T  refuse a run whose estimate exceeds T (s, m, h or d: 90m, 36h, 7d; none: no\n"
     "                  limit; default 24h), with exit code 2 and the estimate\n"
     "  --checkpoint FILE  journal the finished chunks in FILE (appended and synced as they finish);\n"
@@ -186,7 +187,8 @@ inline int run_compute(int argc, char** argv) {
   }
   if (const auto threads = args.value("threads"))
     options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
-  if (const auto devices = args.value("devices")) options.devices = parse_devices(*devices, cuda_devices_present());
+  if (const auto devices = args.value("devices"))
+    options.devices = parse_devices(*devices, cuda_devices_present(), host_rank, host_ranks);
   if (const auto limit = args.value("time-limit")) options.time_limit_seconds = parse_duration("time-limit", *limit);
   if (const auto journal = args.value("checkpoint")) options.checkpoint = *journal;
 

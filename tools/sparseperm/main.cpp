@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
     mpi.emplace();
     if (const sparseperm::process_group* ranks = mpi->group()) {
       sparseperm::cli::mpi_ranks = ranks;
+      sparseperm::cli::host_rank = mpi->host_rank();
+      sparseperm::cli::host_ranks = mpi->host_ranks();
       sparseperm::cli::abort_job = &sparseperm::cli::mpi_session::abort_job;
     }
     return dispatch(argc, argv);

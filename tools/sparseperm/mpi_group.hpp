@@ -3,12 +3,15 @@
 // (core/process_group.cuh). Built when CMake finds MPI (SPARSEPERM_WITH_MPI); MPI is started only
 // when a launcher started this process, so a plain run needs no MPI runtime at all.
 //
-// Only the main thread calls MPI (MPI_THREAD_FUNNELED): the engines exchange their chunk records
-// from it. An error that every rank learns from an exchange is printed by rank 0 alone; an error of
+// Only the main thread calls MPI (MPI_THREAD_FUNNELED): the engines deal out their chunks and
+// exchange their records from it while their own threads compute. An error that every rank learns from an exchange is printed by rank 0 alone; an error of
 // one rank is printed with its rank and ends the whole job (MPI_Abort), so that no rank waits for it.
 #include <cstdio>
 #include <cstdlib>
+#include <list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sparseperm/core/engine_error.cuh>
@@ -44,6 +47,12 @@ class mpi_session {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &group_.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &group_.size);
+    MPI_Comm host = MPI_COMM_NULL;  // the ranks that share this host, for --devices split
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, group_.rank, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+      MPI_Comm_rank(host, &host_rank_);
+      MPI_Comm_size(host, &host_ranks_);
+      MPI_Comm_free(&host);
+    }
     group_.all_gather = [](const std::string& mine) {
       int ranks = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -70,15 +79,42 @@ class mpi_session {
       }
       return parts;
     };
+    group_.send = [this](int to, const std::string& bytes) {
+      sent_.push_back({bytes, MPI_REQUEST_NULL});
+      check(MPI_Isend(sent_.back().bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, to, message_tag,
+                      MPI_COMM_WORLD, &sent_.back().request),
+            "MPI_Isend");
+    };
+    group_.receive = [this]() -> std::optional<std::pair<int, std::string>> {
+      for (auto it = sent_.begin(); it != sent_.end();) {  // let go of the sends that have completed
+        int complete = 0;
+        check(MPI_Test(&it->request, &complete, MPI_STATUS_IGNORE), "MPI_Test");
+        it = complete ? sent_.erase(it) : std::next(it);
+      }
+      int waiting = 0;
+      MPI_Status status{};
+      check(MPI_Iprobe(MPI_ANY_SOURCE, message_tag, MPI_COMM_WORLD, &waiting, &status), "MPI_Iprobe");
+      if (!waiting) return std::nullopt;
+      int length = 0;
+      check(MPI_Get_count(&status, MPI_CHAR, &length), "MPI_Get_count");
+      std::string bytes(static_cast<std::size_t>(length), '\0');
+      check(MPI_Recv(bytes.data(), length, MPI_CHAR, status.MPI_SOURCE, message_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      return std::pair<int, std::string>{status.MPI_SOURCE, std::move(bytes)};
+    };
   }
   ~mpi_session() {
-    if (started_) MPI_Finalize();
+    if (!started_) return;
+    for (auto& s : sent_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+    MPI_Finalize();
   }
   mpi_session(const mpi_session&) = delete;
   mpi_session& operator=(const mpi_session&) = delete;
 
   // The ranks, or null when this process runs alone.
   const process_group* group() const { return started_ && group_.size > 1 ? &group_ : nullptr; }
+  int host_rank() const { return host_rank_; }
+  int host_ranks() const { return host_ranks_; }
   static void abort_job(int code) {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -95,13 +131,22 @@ class mpi_session {
       throw engine_error(engine_error::kind::failed, std::string(what) + ": " + std::string(text, length));
     }
   }
+  static constexpr int message_tag = 7;  // the dealing's messages (collectives do not see tags)
+  struct sending {
+    std::string bytes;  // kept until the send completes
+    MPI_Request request;
+  };
   bool started_ = false;
   process_group group_;
+  int host_rank_ = 0, host_ranks_ = 1;
+  std::list<sending> sent_;
 };
 #else
 class mpi_session {
  public:
   const process_group* group() const { return nullptr; }
+  int host_rank() const { return 0; }
+  int host_ranks() const { return 1; }
   static void abort_job(int code) { std::_Exit(code); }
 };
 #endif

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../core/engine_error.cuh"
 #include "file_descriptor.cuh"
@@ -125,6 +126,12 @@ class checkpoint_journal {
   }
 
   std::size_t resumed() const { return sums_.size(); }
+  // The chunks it holds, in increasing order.
+  std::vector<std::uint64_t> chunks() const {
+    std::vector<std::uint64_t> held;
+    for (const auto& entry : sums_) held.push_back(entry.first);
+    return held;
+  }
 
   // The sum of `chunk` from an earlier run, copied to `out` (payload_bytes), or false.
   bool find(std::uint64_t chunk, void* out) const {

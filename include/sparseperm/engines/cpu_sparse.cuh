@@ -213,8 +213,7 @@ inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const 
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
                 std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
-  result.plan += detail::sharing_text(options.sharing, shared.resumed, static_cast<std::uint64_t>(chunking.chunks),
-                                      shared.rank_seconds);
+  result.plan += detail::sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
   return finish();
 }
 

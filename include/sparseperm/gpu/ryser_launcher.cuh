@@ -91,60 +91,6 @@ struct device_kernel {
   std::shared_ptr<void> resources;  // what the launches read and write, freed on the device's thread
 };
 
-namespace detail {
-
-// The chunks not yet finished: devices take them, and a failed device gives its own back.
-class chunk_queue {
- public:
-  void fill(const std::vector<std::uint64_t>& chunks) {
-    const std::lock_guard lock(mutex_);
-    waiting_.assign(chunks.begin(), chunks.end());
-    open_ = true;
-    changed_.notify_all();
-  }
-  // The next chunk, or nothing when the run is called off or no chunk waits. `wait`: block until the
-  // run opens and a chunk waits or no device holds one any more (a failing device gives its chunks
-  // back); a device that holds a chunk itself must not wait for it.
-  std::optional<std::uint64_t> take(bool wait) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return called_off_ || (open_ && (!wait || !waiting_.empty() || held_ == 0)); });
-    if (called_off_ || waiting_.empty()) return std::nullopt;
-    const std::uint64_t c = waiting_.front();
-    waiting_.pop_front();
-    ++held_;
-    return c;
-  }
-  void finished() {
-    const std::lock_guard lock(mutex_);
-    --held_;
-    changed_.notify_all();
-  }
-  void give_back(std::uint64_t c) {
-    const std::lock_guard lock(mutex_);
-    waiting_.push_front(c);
-    --held_;
-    changed_.notify_all();
-  }
-  void call_off() {
-    const std::lock_guard lock(mutex_);
-    called_off_ = true;
-    changed_.notify_all();
-  }
-  std::size_t left() {
-    const std::lock_guard lock(mutex_);
-    return waiting_.size() + static_cast<std::size_t>(held_);
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<std::uint64_t> waiting_;
-  long held_ = 0;
-  bool open_ = false, called_off_ = false;
-};
-
-}  // namespace detail
-
 // Runs the steps of an n×n Ryser sum on options.devices: make_kernel(device) prepares a device (on
 // a thread of its own that has selected it). Fills the value, the thread count, the compute seconds
 // and the plan's launch line of `result`.
@@ -164,7 +110,8 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
   std::condition_variable changed;
   std::size_t ready = 0;
   std::uint64_t threads = ~std::uint64_t{0};
-  detail::chunk_queue queue;
+  sparseperm::detail::chunk_queue* queue = nullptr;  // chunk_share.cuh's, while it runs the chunks
+  bool abandoned = false;                            // the run ends before it gave the workers a queue
   std::function<void(std::uint64_t, const record&)> finish;
   std::vector<std::exception_ptr> failures(count);
   std::vector<std::string> descriptions(count);
@@ -189,6 +136,8 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
         changed.notify_all();
         changed.wait(lock, [&] { return ready == count; });
         stride = threads;
+        changed.wait(lock, [&] { return queue != nullptr || abandoned; });
+        if (!queue) return;
       }
       const stream_handle stream;
       device_buffer<Sum> partial[2] = {device_buffer<Sum>(stride), device_buffer<Sum>(stride)};
@@ -205,12 +154,12 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
         const record r = record::of(host[pending_buffer].data(), stride);
         finish(*pending, r);
         held.erase(std::find(held.begin(), held.end(), *pending));
-        queue.finished();
+        queue->finished();
         ++chunks_done;
         pending.reset();
       };
       for (;;) {
-        const std::optional<std::uint64_t> c = queue.take(!pending);
+        const std::optional<std::uint64_t> c = queue->take(!pending);
         if (!c) {
           if (!pending) break;
           // the device's work ends here unless a failing device gives chunks back: its GPU time
@@ -240,7 +189,7 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
       if (started) seconds[w] = timer.seconds();
     } catch (...) {
       failures[w] = std::current_exception();
-      for (const std::uint64_t c : held) queue.give_back(c);
+      for (const std::uint64_t c : held) queue->give_back(c);
       if (!counted) {  // failed before the others could wait for it
         const std::lock_guard lock(mutex);
         ++ready;
@@ -249,15 +198,20 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
     }
   };
   std::vector<std::thread> workers;
-  struct joiner {
-    detail::chunk_queue& queue;
-    std::vector<std::thread>& workers;
-    ~joiner() {
-      queue.call_off();
-      for (std::thread& t : workers)
-        if (t.joinable()) t.join();
+  const auto join_all = [&] {
+    {
+      const std::lock_guard lock(mutex);
+      abandoned = true;
+      if (queue) queue->call_off();
+      changed.notify_all();
     }
-  } join_all{queue, workers};
+    for (std::thread& t : workers)
+      if (t.joinable()) t.join();
+  };
+  struct joiner {
+    const decltype(join_all)& join;
+    ~joiner() { join(); }
+  } join_on_exit{join_all};
   for (std::size_t w = 0; w < count; ++w) workers.emplace_back(work, w);
   {
     std::unique_lock lock(mutex);
@@ -270,7 +224,7 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
   };
   if (threads == ~std::uint64_t{0}) std::rethrow_exception(first_failure());  // no device could start
 
-  // the chunks: this rank's, less those its journal holds (chunk_share.cuh)
+  // the chunks: those no journal holds, this rank's share of them (chunk_share.cuh)
   sparseperm::detail::shared_chunks shared{
       options.sharing,
       sparseperm::detail::chunk_key(result.engine, Sum::description(), n) + "; chunks " +
@@ -280,12 +234,21 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
                : "") +
           options.identity};
   const std::vector<record> records = sparseperm::detail::run_chunk_share<record>(
-      chunking.chunks, shared, options.progress, [&](std::uint64_t c) { return chunking.steps_of(c); },
-      [&](const std::vector<std::uint64_t>& todo, const auto& done) {
-        finish = done;
-        queue.fill(todo);
+      chunking.chunks, shared, options.progress, [&](std::uint64_t c) { return chunking.steps_of(c); }, count,
+      [&](sparseperm::detail::chunk_queue& chunks, const auto& done) {
+        {
+          const std::lock_guard lock(mutex);
+          finish = done;
+          queue = &chunks;
+          changed.notify_all();
+        }
         for (std::thread& t : workers) t.join();
-        if (queue.left() > 0) std::rethrow_exception(first_failure());  // every device failed
+        {
+          const std::lock_guard lock(mutex);
+          queue = nullptr;
+        }
+        if (std::all_of(failures.begin(), failures.end(), [](const auto& f) { return f != nullptr; }))
+          std::rethrow_exception(first_failure());  // every device failed
       });
   result.seconds.compute = *std::max_element(seconds.begin(), seconds.end());
   result.threads = static_cast<int>(threads * count);
@@ -314,8 +277,7 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
     }
     result.plan += "; device " + std::to_string(devices[w]) + " failed (" + why + ") and its chunks went to the others";
   }
-  result.plan +=
-      sparseperm::detail::sharing_text(options.sharing, shared.resumed, chunking.chunks, shared.rank_seconds);
+  result.plan += sparseperm::detail::sharing_text(shared, chunking.chunks);
 }
 
 // A generated kernel (static shared memory only), compiled in or loaded from a module: occupancy

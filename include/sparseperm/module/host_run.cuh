@@ -55,7 +55,7 @@ permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nn
   result.plan =
       plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
       std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description() +
-      sharing_text(options.sharing, shared.resumed, static_cast<std::uint64_t>(chunking.chunks), shared.rank_seconds);
+      sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -54,29 +55,39 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
   const auto range_of = [chunk](std::uint64_t c) {
     return std::pair<std::uint64_t, std::uint64_t>{c == 0 ? 1 : c * chunk, (c + 1) * chunk};
   };
-  const auto run = [&](const std::vector<std::uint64_t>& todo, const auto& finish) {
-    parallel_for<schedule::dynamic_one>(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
-      const std::uint64_t c = todo[static_cast<std::size_t>(k)];
-      const auto [first, end] = range_of(c);
-      Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
-      steps(first, end, local);
-      finish(c, local);
-    });
-  };
   const auto steps_of = [&](std::uint64_t c) { return range_of(c).second - range_of(c).first; };
-  std::vector<Sum> partial;
+  std::vector<Sum> partial(static_cast<std::size_t>(chunking.chunks));
   if (shared) {
     static_assert(std::is_trivially_copyable_v<Sum>, "a shared chunk's sum is journaled and sent as its bytes");
     shared->key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
-    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), *shared, progress, steps_of, run);
+    // each thread takes chunks from the queue until it closes (chunk_share.cuh)
+    const auto run = [&](chunk_queue& queue, const auto& finish) {
+      const int team = threads > 0 ? threads : 1;
+      parallel_for<schedule::static_one>(team, team, [&](std::int64_t) {
+        try {
+          while (const std::optional<std::uint64_t> c = queue.take(true)) {
+            const auto [first, end] = range_of(*c);
+            Sum local;
+            steps(first, end, local);
+            finish(*c, local);
+            queue.finished();
+          }
+        } catch (...) {
+          queue.call_off();  // the others stop too
+          throw;
+        }
+      });
+    };
+    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), *shared, progress, steps_of,
+                                   static_cast<std::uint64_t>(threads > 0 ? threads : 1), run);
   } else {
     if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
-    std::vector<std::uint64_t> all(static_cast<std::size_t>(chunking.chunks));
-    for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
-    partial.resize(all.size());
-    run(all, [&](std::uint64_t c, const Sum& local) {
+    parallel_for<schedule::dynamic_one>(chunking.chunks, threads, [&](std::int64_t c) {
+      const auto [first, end] = range_of(static_cast<std::uint64_t>(c));
+      Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
+      steps(first, end, local);
       partial[static_cast<std::size_t>(c)] = local;
-      if (progress) progress->done.fetch_add(steps_of(c), std::memory_order_relaxed);
+      if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
     });
   }
   for (const Sum& p : partial) sum.merge(p);
