@@ -25,7 +25,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "../core/engine_error.cuh"
 #include "file_descriptor.cuh"
@@ -126,12 +125,6 @@ class checkpoint_journal {
   }
 
   std::size_t resumed() const { return sums_.size(); }
-  // The chunks it holds, in increasing order.
-  std::vector<std::uint64_t> chunks() const {
-    std::vector<std::uint64_t> held;
-    for (const auto& entry : sums_) held.push_back(entry.first);
-    return held;
-  }
 
   // The sum of `chunk` from an earlier run, copied to `out` (payload_bytes), or false.
   bool find(std::uint64_t chunk, void* out) const {

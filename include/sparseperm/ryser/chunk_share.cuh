@@ -119,10 +119,6 @@ class chunk_queue {
     const std::lock_guard lock(mutex_);
     return closed_;
   }
-  std::size_t left() {
-    const std::lock_guard lock(mutex_);
-    return waiting_.size() + static_cast<std::size_t>(held_);
-  }
 
  private:
   std::mutex mutex_;
@@ -283,10 +279,8 @@ std::vector<Record> run_chunk_share(std::uint64_t chunks, shared_chunks& shared,
     failure = fail_text(static_cast<char>(e.reason()), e.what());
   }
   shared.resumed = 0;
-  if (journal) {
-    for (const std::uint64_t c : journal->chunks()) {
-      if (c >= chunks) continue;
-      journal->find(c, &records[static_cast<std::size_t>(c)]);
+  for (std::uint64_t c = 0; journal && c < chunks; ++c) {
+    if (journal->find(c, &records[static_cast<std::size_t>(c)])) {
       held[static_cast<std::size_t>(c)] = 1;
       ++shared.resumed;
     }
@@ -351,13 +345,12 @@ std::vector<Record> run_chunk_share(std::uint64_t chunks, shared_chunks& shared,
   }
 
   chunk_queue queue;
-  std::atomic<std::uint64_t> finished_steps{0}, ran{0};
+  std::atomic<std::uint64_t> finished_steps{0};
   const auto finish = [&](std::uint64_t c, const Record& record) {
     records[static_cast<std::size_t>(c)] = record;
     held[static_cast<std::size_t>(c)] = 1;
     if (journal) journal->record(c, &record);
     finished_steps.fetch_add(steps_of(c), std::memory_order_relaxed);
-    ran.fetch_add(1, std::memory_order_relaxed);
     if (progress) progress->done.fetch_add(steps_of(c), std::memory_order_relaxed);
   };
   if (!sharing.distributed()) {
@@ -407,7 +400,9 @@ std::vector<Record> run_chunk_share(std::uint64_t chunks, shared_chunks& shared,
   if (mine.empty()) {
     mine = "R";
     append(mine, seconds);
-    append(mine, ran.load());
+    const std::uint64_t ran =  // the chunks held, less those the journal gave
+        static_cast<std::uint64_t>(std::count(held.begin(), held.end(), 1)) - shared.resumed;
+    append(mine, ran);
     for (std::uint64_t c = 0; c < chunks; ++c) {
       if (!held[static_cast<std::size_t>(c)]) continue;
       append(mine, c);

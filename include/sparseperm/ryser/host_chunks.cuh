@@ -56,20 +56,23 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
     return std::pair<std::uint64_t, std::uint64_t>{c == 0 ? 1 : c * chunk, (c + 1) * chunk};
   };
   const auto steps_of = [&](std::uint64_t c) { return range_of(c).second - range_of(c).first; };
-  std::vector<Sum> partial(static_cast<std::size_t>(chunking.chunks));
+  const auto sum_chunk = [&](std::uint64_t c) {
+    const auto [first, end] = range_of(c);
+    Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
+    steps(first, end, local);
+    return local;
+  };
+  const int team = threads > 0 ? threads : 1;
+  std::vector<Sum> partial;
   if (shared) {
     static_assert(std::is_trivially_copyable_v<Sum>, "a shared chunk's sum is journaled and sent as its bytes");
     shared->key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
     // each thread takes chunks from the queue until it closes (chunk_share.cuh)
     const auto run = [&](chunk_queue& queue, const auto& finish) {
-      const int team = threads > 0 ? threads : 1;
       parallel_for<schedule::static_one>(team, team, [&](std::int64_t) {
         try {
           while (const std::optional<std::uint64_t> c = queue.take(true)) {
-            const auto [first, end] = range_of(*c);
-            Sum local;
-            steps(first, end, local);
-            finish(*c, local);
+            finish(*c, sum_chunk(*c));
             queue.finished();
           }
         } catch (...) {
@@ -79,15 +82,13 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
       });
     };
     partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), *shared, progress, steps_of,
-                                   static_cast<std::uint64_t>(threads > 0 ? threads : 1), run);
+                                   static_cast<std::uint64_t>(team), run);
   } else {
     if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
+    partial.resize(static_cast<std::size_t>(chunking.chunks));
     parallel_for<schedule::dynamic_one>(chunking.chunks, threads, [&](std::int64_t c) {
-      const auto [first, end] = range_of(static_cast<std::uint64_t>(c));
-      Sum local;  // accumulate privately: neighbouring chunks' sums share cache lines
-      steps(first, end, local);
-      partial[static_cast<std::size_t>(c)] = local;
-      if (progress) progress->done.fetch_add(end - first, std::memory_order_relaxed);
+      partial[static_cast<std::size_t>(c)] = sum_chunk(static_cast<std::uint64_t>(c));
+      if (progress) progress->done.fetch_add(steps_of(static_cast<std::uint64_t>(c)), std::memory_order_relaxed);
     });
   }
   for (const Sum& p : partial) sum.merge(p);
