@@ -178,7 +178,7 @@ inline int run_inspect(int argc, char** argv) {
   }
   std::printf("\nplan of 'compute --engine auto' (structure first, then the cheapest engine per block):\n");
   try {
-    const permanent_plan plan = make_plan(m);
+    const permanent_plan plan = make_plan(m, {}, true);  // every module looked up
     if (plan.zero) {
       std::printf("  permanent 0, without an engine: %s\n", plan.zero_reason.c_str());
     } else if (n == 0) {

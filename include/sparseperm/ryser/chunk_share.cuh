@@ -352,11 +352,13 @@ std::vector<Record> run_chunk_share(std::uint64_t chunks, shared_chunks& shared,
     if (journal) journal->record(c, &record);
     finished_steps.fetch_add(steps_of(c), std::memory_order_relaxed);
     if (progress) progress->done.fetch_add(steps_of(c), std::memory_order_relaxed);
+    if (stop_requested(progress)) queue.call_off();  // the chunks finished so far stay in the journal
   };
   if (!sharing.distributed()) {
     queue.add(todo.begin(), todo.end());
     queue.close();
     run(queue, finish);
+    throw_if_stopped(progress);
     return records;
   }
 
