@@ -3,8 +3,9 @@
 #
 #   tools/quickstart.sh run    install what is missing, build the tool and the generator only, compute the
 #                              permanent of a bundled example
-#   tools/quickstart.sh test   install what is missing (Open MPI too, for the tests of mpirun), build
-#                              everything, run the whole test suite
+#   tools/quickstart.sh test   install what is missing (Open MPI for the tests of mpirun; nanobind and
+#                              the Python tests' packages with pip), build everything, run the whole
+#                              test suite
 #
 # The build goes to ./build (or $SPARSEPERM_BUILD_DIR). Without nvcc the host parts are built alone.
 set -euo pipefail
@@ -33,6 +34,21 @@ install_missing() {
   fi
 }
 
+# The Python package's build and test requirements (nanobind; numpy, scipy, pytest, thewalrus for the
+# tests). pip where it may install, else with --break-system-packages (Debian's own Python).
+install_python_packages() {
+  local packages=(nanobind numpy scipy pytest thewalrus)
+  if ! command -v python3 >/dev/null 2>&1; then
+    echo "quickstart: no python3; the Python package and its tests are left out"
+    return
+  fi
+  if python3 -c "import nanobind, numpy, scipy, pytest, thewalrus" >/dev/null 2>&1; then return; fi
+  echo "quickstart: installing ${packages[*]} with pip"
+  python3 -m pip install -q "${packages[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${packages[@]}" ||
+    echo "quickstart: pip could not install ${packages[*]}; the Python package and its tests are left out"
+}
+
 find_cuda() {
   if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH="/usr/local/cuda/bin:$PATH"
@@ -57,7 +73,8 @@ case "$mode" in
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
     ;;
   test)
-    install_missing openmpi-bin libopenmpi-dev
+    install_missing openmpi-bin libopenmpi-dev python3-pip
+    install_python_packages
     find_cuda
     configure_and_build
     ctest --test-dir "$build" --output-on-failure -j "$jobs"

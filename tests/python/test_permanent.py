@@ -1,0 +1,256 @@
+"""The Python package against independent results: the CLI's exact integers, brute force, thewalrus,
+its own one-by-one calls; every input kind; bad inputs; Ctrl-C."""
+import itertools
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import sparseperm
+
+CLI = os.environ.get("SPARSEPERM_CLI", "")
+SHARED = os.environ.get("SPARSEPERM_SHARED_MATRICES", "")
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "data")
+HAS_GPU = any(e.name == "gpu-sparse" and e.available for e in sparseperm.engines())
+
+
+def brute_force(a):
+    n = len(a)
+    total = 0
+    for s in itertools.permutations(range(n)):
+        p = 1
+        for i in range(n):
+            p *= a[i][s[i]]
+        total += p
+    return total
+
+
+def random_matrix(rng, n, density, values="ones"):
+    mask = rng.random((n, n)) < density
+    if values == "ones":
+        a = mask.astype(np.int64)
+    elif values == "int":
+        a = mask * rng.integers(-3, 4, (n, n))
+    elif values == "real":
+        a = mask * rng.random((n, n))
+    else:
+        a = mask * (rng.random((n, n)) + 1j * rng.random((n, n)))
+    return a
+
+
+def write_mtx(path, a):
+    n = a.shape[0]
+    rows, cols = np.nonzero(a)
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate integer general\n")
+        f.write(f"{n} {n} {len(rows)}\n")
+        for i, j in zip(rows, cols):
+            f.write(f"{i + 1} {j + 1} {int(a[i, j])}\n")
+
+
+def test_small_matrices_against_brute_force():
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        n = int(rng.integers(1, 8))
+        a = random_matrix(rng, n, 0.6, "int" if trial % 2 else "ones")
+        r = sparseperm.permanent(a)
+        assert r.exact and type(r.value) is int
+        assert r.value == brute_force(a.tolist()), (a, r)
+
+
+@pytest.mark.skipif(not CLI, reason="SPARSEPERM_CLI names the command-line tool")
+def test_exact_integers_equal_the_cli(tmp_path):
+    rng = np.random.default_rng(2)
+    for trial in range(12):
+        n = int(rng.integers(8, 22))
+        a = random_matrix(rng, n, 0.4, "int" if trial % 3 == 0 else "ones")
+        path = tmp_path / f"m{trial}.mtx"
+        write_mtx(path, a)
+        out = subprocess.run([CLI, "compute", str(path), "--json"], capture_output=True, text=True, check=True)
+        cli = json.loads(out.stdout)
+        for engine in ("auto", "dp", "cpu-sparse"):
+            r = sparseperm.permanent(a, engine=engine)
+            assert r.exact and type(r.value) is int
+            assert str(r.value) == cli["permanent"], (engine, r, cli)
+
+
+def test_huge_exact_counts_are_python_ints():
+    # 24 x 24 all ones: 24! is beyond 2^64 and far beyond a double's 53 bits
+    r = sparseperm.permanent(np.ones((24, 24), dtype=np.int8))
+    assert r.value == math.factorial(24) and type(r.value) is int and r.exact
+
+
+@pytest.mark.parametrize("kind", ["real", "complex"])
+@pytest.mark.parametrize("n", [3, 8, 13, 20])
+def test_dense_against_thewalrus(kind, n):
+    thewalrus = pytest.importorskip("thewalrus")
+    rng = np.random.default_rng(n)
+    a = rng.random((n, n)) - 0.5
+    if kind == "complex":
+        a = a + 1j * (rng.random((n, n)) - 0.5)
+    expected = thewalrus.perm(a)
+    r = sparseperm.permanent(a)
+    assert not r.exact and r.error_bound is not None
+    # thewalrus rounds too: allow its own error, of the order of the terms' size
+    scale = np.prod(np.abs(a).sum(axis=1))
+    assert abs(r.value - expected) <= r.error_bound + 1e-12 * scale, (r, expected)
+    assert isinstance(r.value, complex if kind == "complex" else float)
+
+
+def test_scipy_sparse_formats_and_duplicates():
+    rng = np.random.default_rng(3)
+    a = random_matrix(rng, 12, 0.35, "real")
+    expected = sparseperm.permanent(a).value
+    for fmt in ("csr", "csc", "coo", "lil", "dok", "bsr"):
+        for matrix in (scipy.sparse.coo_array(a).asformat(fmt), scipy.sparse.coo_matrix(a).asformat(fmt)):
+            assert sparseperm.permanent(matrix).value == expected, fmt
+    # coordinates given twice are summed, as scipy means them
+    rows, cols = np.nonzero(a)
+    twice = scipy.sparse.coo_array((np.concatenate([a[rows, cols] / 2] * 2), (np.concatenate([rows, rows]),
+                                                                                np.concatenate([cols, cols]))),
+                                   shape=a.shape)
+    assert sparseperm.permanent(twice).value == pytest.approx(expected, rel=1e-12)
+
+
+def test_nested_lists_and_dtypes():
+    assert sparseperm.permanent([[1, 2], [3, 4]]).value == 10
+    assert sparseperm.permanent([[1.5, 2], [3, 4]]).value == pytest.approx(12.0)
+    assert sparseperm.permanent(np.array([[True, True], [True, False]])).value == 1
+    r = sparseperm.permanent([[1 + 1j, 2], [3, 4j]])
+    assert r.exact and (r.real, r.imag) == (2, 4)
+    assert sparseperm.permanent([]).value == 1
+    assert sparseperm.permanent(np.zeros((3, 3))).value == 0
+
+
+def test_multiplicities_against_expansion():
+    rng = np.random.default_rng(4)
+    for kind in ("ones", "int", "real", "complex"):
+        a = random_matrix(rng, 6, 0.8, kind)
+        rows = [2, 0, 1, 3, 1, 1]
+        cols = [1, 2, 2, 1, 1, 1]
+        expanded = np.repeat(np.repeat(a, rows, axis=0), cols, axis=1)
+        r = sparseperm.permanent(a, rows=rows, cols=cols)
+        e = sparseperm.permanent(expanded)
+        if r.exact:
+            assert r.value == e.value
+        else:
+            assert abs(r.value - e.value) <= r.error_bound + e.error_bound
+
+
+def test_conversions():
+    r = sparseperm.permanent([[1, 2], [3, 4]])
+    assert int(r) == 10 and float(r) == 10.0 and complex(r) == 10
+    c = sparseperm.permanent([[1j, 0], [0, 1]])
+    assert complex(c) == 1j
+    with pytest.raises(TypeError):
+        int(c)
+    assert "10" in repr(r) and str(r) == "10"
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.ones((2, 3)), "not square|square"),
+    (np.ones((2, 2, 2)), "two dimensions"),
+    ([[1.0, float("nan")], [1, 1]], "not a finite number"),
+    ([[1.0, float("inf")], [1, 1]], "not a finite number"),
+    ([["a", "b"], ["c", "d"]], "not numbers|not a number"),
+    (np.array([[2**60, 1], [1, 1]]), "2\\^53"),
+])
+def test_bad_matrices_raise_value_error(bad, message):
+    with pytest.raises(ValueError, match=message):
+        sparseperm.permanent(bad)
+
+
+def test_bad_options():
+    a = np.ones((3, 3))
+    with pytest.raises(ValueError, match="unknown engine"):
+        sparseperm.permanent(a, engine="fastest")
+    with pytest.raises(ValueError, match="precision"):
+        sparseperm.permanent(a, precision="quad")
+    with pytest.raises(ValueError):
+        sparseperm.permanent(np.full((3, 3), 0.5), precision="exact")
+    with pytest.raises(ValueError, match="threads"):
+        sparseperm.permanent(a, threads=0)
+    with pytest.raises(ValueError, match="counts"):
+        sparseperm.permanent(a, rows=[1, 2])
+    with pytest.raises(ValueError, match="not be square"):
+        sparseperm.permanent(a, rows=[1, 1, 2])
+    with pytest.raises(ValueError, match="below 0"):
+        sparseperm.permanent(a, rows=[-1, 2, 2], cols=[1, 1, 1])
+    with pytest.raises(ValueError, match="time limit"):
+        sparseperm.permanent(np.ones((60, 60)), engine="cpu-sparse", time_limit=1.0)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a CUDA device is present")
+def test_gpu_engine_unavailable_here():
+    with pytest.raises(sparseperm.EngineUnavailableError):
+        sparseperm.permanent(np.ones((4, 4)), engine="gpu-sparse")
+    assert issubclass(sparseperm.EngineUnavailableError, RuntimeError)
+
+
+def test_batch_equals_one_by_one():
+    rng = np.random.default_rng(5)
+    for kind in ("ones", "real", "complex"):
+        batch = np.stack([random_matrix(rng, 9, 0.5, kind) for _ in range(200)])
+        together = sparseperm.permanents(batch, threads=2)
+        alone = [sparseperm.permanent(a, threads=1) for a in batch]
+        assert [r.value for r in together] == [r.value for r in alone]
+        assert [r.error_bound for r in together] == [r.error_bound for r in alone]
+    mixed = [np.ones((3, 3), dtype=int), scipy.sparse.csr_array(np.eye(5)), [[1, 2], [3, 4]]]
+    assert [r.value for r in sparseperm.permanents(mixed)] == [6, 1, 10]
+    with pytest.raises(ValueError, match="matrix 1: "):
+        sparseperm.permanents([np.ones((2, 2)), np.array([[1.0, np.nan], [1, 1]])])
+
+
+def test_read_mtx_and_the_bundled_example(tmp_path):
+    domino = sparseperm.read_mtx(os.path.join(EXAMPLES, "domino_8x6.mtx"))
+    assert isinstance(domino, scipy.sparse.csr_array) and domino.shape == (24, 24)
+    assert sparseperm.permanent(domino).value == 167089
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1.0\n")
+    with pytest.raises(ValueError, match="bad.mtx:3"):
+        sparseperm.read_mtx(bad)
+    with pytest.raises(ValueError, match="no such file"):
+        sparseperm.read_mtx(tmp_path / "missing.mtx")
+
+
+@pytest.mark.skipif(not SHARED or not os.path.isdir(SHARED), reason="the shared matrices are not here")
+def test_shared_matrices_against_dp():
+    a = sparseperm.read_mtx(os.path.join(SHARED, "karate.mtx"))
+    auto, dp = sparseperm.permanent(a), sparseperm.permanent(a, engine="dp")
+    assert auto.value == dp.value and auto.exact
+
+
+def test_inspect_and_engines():
+    plan = sparseperm.inspect(np.ones((5, 5)))
+    assert plan["n"] == 5 and plan["engine"] and plan["blocks"][0]["estimates"]
+    names = [e.name for e in sparseperm.engines()]
+    assert "cpu-sparse" in names and "gpu-cached" in names
+
+
+def test_ctrl_c_interrupts_a_long_run():
+    script = textwrap.dedent("""
+        import sys, numpy as np, sparseperm
+        a = (np.random.default_rng(1).random((40, 40)) < 0.5) * 1.0
+        print("started", flush=True)
+        try:
+            sparseperm.permanent(a, engine="cpu-sparse", threads=1, time_limit=float("inf"))
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=20)
+    assert p.returncode == 3 and "interrupted" in out
+    assert time.monotonic() - sent < 5

@@ -1,0 +1,315 @@
+"""Permanents of sparse matrices, perm(A) = sum over permutations s of prod_i A[i, s(i)].
+
+    >>> import sparseperm
+    >>> r = sparseperm.permanent([[1, 1], [1, 1]])
+    >>> r.value, r.exact
+    (2, True)
+
+The same engines, planner, arithmetic and module cache as the ``sparseperm`` command-line tool:
+integer matrices are exact by default (the value is a Python ``int``), others come with a proven
+``error_bound``. GPU engines are there when the package was built with nvcc and a CUDA device is
+present (``sparseperm.engines()`` says which engines run here and why not).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+import scipy.sparse
+
+from . import _sparseperm as _core
+from ._sparseperm import EngineUnavailableError, SparsepermError
+
+__all__ = [
+    "permanent",
+    "permanents",
+    "read_mtx",
+    "inspect",
+    "engines",
+    "Result",
+    "Engine",
+    "SparsepermError",
+    "EngineUnavailableError",
+]
+__version__ = "0.1.0"
+
+# An installed wheel carries the library's headers, which the generated engines compile against; in a
+# build tree the library finds its own source tree.
+_HEADERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+_INCLUDE_DIR = _HEADERS if os.path.isdir(os.path.join(_HEADERS, "sparseperm")) else ""
+
+# Integers beyond 2^53 are not all doubles: such a matrix could not be computed as given.
+_MAX_EXACT_INTEGER = 2**53
+
+
+class Result:
+    """A permanent and how it was computed.
+
+    ``value`` is a Python ``int`` when ``exact`` (never a rounded float), else a ``float`` (real
+    matrices) or ``complex`` (an exact complex permanent has its parts as ``int`` in ``real`` and
+    ``imag``); ``error_bound`` bounds ``|value - permanent|`` (the modulus for complex
+    results; ``None`` when exact). ``engine`` and ``plan`` say what ran, ``seconds`` the wall time
+    and ``timings`` its phases (plan, codegen, compile, compute, total). A floating permanent beyond
+    double's range has ``value`` inf or 0 and is ``mantissa * 2**exponent`` exactly as computed;
+    ``str()`` writes it in decimal.
+    """
+
+    __slots__ = ("value", "exact", "error_bound", "engine", "plan", "seconds", "timings", "n", "nnz",
+                 "threads", "mantissa", "exponent", "_parts", "_text")
+
+    def __init__(self, record: dict):
+        self.exact: bool = record["exact"]
+        is_complex = record["complex"]
+        if self.exact:
+            parts = (int(record["permanent"]), int(record["permanent_imag"]) if is_complex else 0)
+        else:
+            parts = (record["value"], record["imag"])
+        self._parts = parts
+        self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
+        self.error_bound: Optional[float] = record["error_bound"]
+        self.exponent: int = record["scale_exponent"]
+        self.mantissa: Union[int, float, complex] = self.value
+        if self.exponent:
+            self.mantissa = (complex(record["scaled_value"], record["scaled_imag"]) if is_complex
+                             else record["scaled_value"])
+            self.error_bound = (math.ldexp(record["scaled_error_bound"], self.exponent)
+                                if _fits(record["scaled_error_bound"], self.exponent) else math.inf)
+        self.engine: str = record["engine"]
+        self.plan: str = record["plan"]
+        self.timings: dict = record["seconds"]
+        self.seconds: float = self.timings["total"]
+        self.n: int = record["n"]
+        self.nnz: int = record["nnz"]
+        self.threads: int = record["threads"]
+        text = record["permanent"]
+        if is_complex:
+            imag = record["permanent_imag"]
+            text += (" - " + imag[1:] if imag.startswith("-") else " + " + imag) + "i"
+        self._text = text
+
+    @property
+    def real(self) -> Union[int, float]:
+        """The real part (an exact ``int`` when ``exact``)."""
+        return self._parts[0]
+
+    @property
+    def imag(self) -> Union[int, float]:
+        """The imaginary part (0 for a real matrix; an exact ``int`` when ``exact``)."""
+        return self._parts[1]
+
+    def __int__(self) -> int:
+        if isinstance(self.value, complex):
+            raise TypeError("the permanent is complex: use .real and .imag")
+        return int(self.value)
+
+    def __float__(self) -> float:
+        if isinstance(self.value, complex):
+            raise TypeError("the permanent is complex: use complex()")
+        return float(self.value)
+
+    def __complex__(self) -> complex:
+        return complex(self.value)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        how = "exact" if self.exact else f"error_bound={self.error_bound:.2g}"
+        return f"<sparseperm.Result {self._text} ({how}) engine={self.engine!r} seconds={self.seconds:.3g}>"
+
+
+def _fits(mantissa: float, exponent: int) -> bool:
+    try:
+        return math.isfinite(math.ldexp(mantissa, exponent))
+    except OverflowError:
+        return False
+
+
+class Engine(NamedTuple):
+    """An engine, whether it can run here, and why not."""
+
+    name: str
+    summary: str
+    available: bool
+    why: str
+
+
+MatrixLike = Any  # numpy array, scipy.sparse array or matrix, or nested lists
+
+
+def _as_dense_values(a: np.ndarray) -> np.ndarray:
+    """Numbers as float64 or complex128; integers beyond 2^53 and non-numbers are refused."""
+    if a.dtype == np.bool_:
+        return a.astype(np.float64)
+    if np.issubdtype(a.dtype, np.integer):
+        if a.size and int(np.abs(a.astype(object)).max() if a.dtype == np.uint64 else np.abs(a).max()) > _MAX_EXACT_INTEGER:
+            raise ValueError("an integer entry is beyond 2^53, which a double does not hold exactly")
+        return a.astype(np.float64)
+    if a.dtype == object:
+        try:
+            flat = [complex(x) if isinstance(x, complex) else x for x in a.ravel()]
+        except TypeError as e:
+            raise ValueError(f"the matrix holds something that is not a number: {e}") from None
+        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in flat):
+            if flat and max(abs(int(x)) for x in flat) > _MAX_EXACT_INTEGER:
+                raise ValueError("an integer entry is beyond 2^53, which a double does not hold exactly")
+        kind = np.complex128 if any(isinstance(x, complex) for x in flat) else np.float64
+        try:
+            return np.array(flat, dtype=kind).reshape(a.shape)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"the matrix holds something that is not a number: {e}") from None
+    if np.issubdtype(a.dtype, np.complexfloating):
+        return a.astype(np.complex128, copy=False)
+    if np.issubdtype(a.dtype, np.floating):
+        return a.astype(np.float64, copy=False)
+    raise ValueError(f"the matrix's entries are {a.dtype}, not numbers")
+
+
+def _square(shape: Sequence[int]) -> int:
+    if len(shape) != 2:
+        raise ValueError(f"a matrix has two dimensions, this one {len(shape)}")
+    if shape[0] != shape[1]:
+        raise ValueError(f"the matrix is {shape[0]} x {shape[1]}: a permanent needs a square matrix")
+    return int(shape[0])
+
+
+def _coordinates(a: MatrixLike):
+    """(n, rows, cols, real, imag or None): the nonzeros, 0-based, int64 and float64."""
+    if scipy.sparse.issparse(a):
+        n = _square(a.shape)
+        coo = scipy.sparse.coo_array(a)
+        coo.sum_duplicates()
+        data = _as_dense_values(np.asarray(coo.data))
+        keep = data != 0
+        rows = np.ascontiguousarray(coo.row[keep], dtype=np.int64)
+        cols = np.ascontiguousarray(coo.col[keep], dtype=np.int64)
+        data = data[keep]
+    else:
+        dense = np.asarray(a)
+        if dense.ndim == 1 and dense.size == 0:  # [] : the 0 x 0 matrix
+            dense = dense.reshape(0, 0)
+        n = _square(dense.shape)
+        dense = _as_dense_values(dense)
+        rows, cols = np.nonzero(dense)
+        data = dense[rows, cols]
+        rows = rows.astype(np.int64, copy=False)
+        cols = cols.astype(np.int64, copy=False)
+    if np.iscomplexobj(data):
+        return n, rows, cols, np.ascontiguousarray(data.real), np.ascontiguousarray(data.imag)
+    return n, rows, cols, np.ascontiguousarray(data, dtype=np.float64), None
+
+
+def _devices(devices) -> str:
+    if devices is None:
+        return ""
+    if isinstance(devices, str):
+        return devices
+    if isinstance(devices, (int, np.integer)):
+        return str(int(devices))
+    return ",".join(str(int(d)) for d in devices)
+
+
+def _multiplicities(counts, what: str) -> list:
+    if counts is None:
+        return []
+    out = []
+    for c in counts:
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)):
+            raise ValueError(f"{what}: multiplicities are integers, not {c!r}")
+        out.append(int(c))
+    return out
+
+
+def _options(engine, precision, threads, devices, rows, cols, time_limit):
+    if threads is None:
+        threads = 0
+    elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads: a positive count, not {threads!r}")
+    if time_limit is None:
+        time_limit = 24 * 3600.0
+    elif not time_limit > 0:
+        raise ValueError(f"time_limit: seconds above 0 (math.inf: none), not {time_limit!r}")
+    return _core._Options(engine=str(engine), precision=precision or "", threads=int(threads),
+                          devices=_devices(devices), time_limit=float(time_limit),
+                          rows=_multiplicities(rows, "rows"), cols=_multiplicities(cols, "cols"),
+                          include_dir=_INCLUDE_DIR)
+
+
+def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
+              threads: Optional[int] = None, devices: Union[None, int, str, Iterable[int]] = None,
+              rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
+              time_limit: Optional[float] = None) -> Result:
+    """The permanent of a square matrix.
+
+    A: a numpy array (integers, floats or complex), a scipy.sparse array or matrix (any format), or
+    nested lists. engine: "auto" (the planner: structure first, then the fastest engine for each
+    block) or an engine's name (``engines()``). precision: None (exact for integer matrices,
+    compensated doubles with a proven bound otherwise), "double", "compensated" or "exact" (integer
+    matrices only). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
+    rows, cols: multiplicities, the permanent of A with row i repeated rows[i] times and column j
+    cols[j] times (boson sampling with several photons in a mode). time_limit: refuse a run
+    estimated beyond this many seconds (default 24 hours; math.inf for none).
+
+    Raises ValueError for a bad matrix or option, EngineUnavailableError for an engine that cannot
+    run here, OverflowError where double precision overflows, KeyboardInterrupt on Ctrl-C.
+    """
+    n, r, c, re, im = _coordinates(A)
+    return Result(_core.compute(n, r, c, re, im, _options(engine, precision, threads, devices, rows, cols,
+                                                          time_limit)))
+
+
+def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
+               precision: Optional[str] = None, threads: Optional[int] = None,
+               devices: Union[None, int, str, Iterable[int]] = None, rows: Optional[Sequence[int]] = None,
+               cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> list:
+    """The permanents of many matrices, in parallel over the matrices (a CPU thread each).
+
+    batch: an array of shape (B, n, n), or any sequence of matrices as ``permanent`` takes them.
+    The options apply to every matrix. Returns a list of Result in the batch's order; the first
+    matrix that fails raises, its index in the message ("matrix 3: ...").
+    """
+    options = _options(engine, precision, threads, devices, rows, cols, time_limit)
+    if isinstance(batch, np.ndarray) and batch.ndim == 3:
+        if batch.shape[1] != batch.shape[2]:
+            raise ValueError(f"the matrices are {batch.shape[1]} x {batch.shape[2]}: not square")
+        values = _as_dense_values(batch)
+        if np.iscomplexobj(values):
+            records = _core.compute_dense_batch(np.ascontiguousarray(values.real),
+                                                np.ascontiguousarray(values.imag), options)
+        else:
+            records = _core.compute_dense_batch(np.ascontiguousarray(values), None, options)
+    else:
+        records = _core.compute_batch([_coordinates(a) for a in batch], options)
+    return [Result(r) for r in records]
+
+
+def read_mtx(path: Union[str, os.PathLike]) -> scipy.sparse.csr_array:
+    """A Matrix Market file as a scipy.sparse CSR array (float64, or complex128 for complex files).
+
+    The reader is the command-line tool's: coordinate or array; real, integer, complex or pattern
+    (entries 1); general, symmetric, skew-symmetric or hermitian. A bad file raises ValueError
+    naming the file and line.
+    """
+    n, rows, cols, real, imag = _core.read_mtx(os.fspath(path))
+    data = real if imag is None else real + 1j * imag
+    return scipy.sparse.csr_array((data, (rows, cols)), shape=(n, n))
+
+
+def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
+            threads: Optional[int] = None, devices: Union[None, int, str, Iterable[int]] = None,
+            rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None) -> dict:
+    """The planner's view of A, without computing: a dict with n, nnz, the engine(s) auto would run,
+    the plan, and for each block that an engine must compute its size and every engine's estimate
+    (``{"seconds": float or None, "note": arithmetic, or why it cannot run}``).
+    """
+    n, r, c, re, im = _coordinates(A)
+    return _core.inspect(n, r, c, re, im, _options(engine, precision, threads, devices, rows, cols, None))
+
+
+def engines() -> list:
+    """Every engine of this build, whether it can run on this machine, and why not."""
+    options = _options("auto", None, None, None, None, None, None)
+    return [Engine(*e) for e in _core.engines(options)]

@@ -1,0 +1,53 @@
+import os
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+import scipy.sparse
+
+__version__: str
+
+MatrixLike = Any  # numpy array, scipy.sparse array or matrix, nested lists
+Devices = Union[None, int, str, Iterable[int]]
+
+class SparsepermError(RuntimeError): ...
+class EngineUnavailableError(SparsepermError): ...
+
+class Result:
+    value: Union[int, float, complex]
+    exact: bool
+    error_bound: Optional[float]
+    engine: str
+    plan: str
+    seconds: float
+    timings: dict[str, float]
+    n: int
+    nnz: int
+    threads: int
+    mantissa: Union[int, float, complex]
+    exponent: int
+    @property
+    def real(self) -> Union[int, float]: ...
+    @property
+    def imag(self) -> Union[int, float]: ...
+    def __int__(self) -> int: ...
+    def __float__(self) -> float: ...
+    def __complex__(self) -> complex: ...
+
+class Engine(NamedTuple):
+    name: str
+    summary: str
+    available: bool
+    why: str
+
+def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
+              threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
+              cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> Result: ...
+def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
+               precision: Optional[str] = None, threads: Optional[int] = None, devices: Devices = None,
+               rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
+               time_limit: Optional[float] = None) -> list[Result]: ...
+def read_mtx(path: Union[str, os.PathLike[str]]) -> scipy.sparse.csr_array: ...
+def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
+            threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
+            cols: Optional[Sequence[int]] = None) -> dict[str, Any]: ...
+def engines() -> list[Engine]: ...
