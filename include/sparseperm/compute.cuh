@@ -336,6 +336,26 @@ inline void check_ranks_agree(const std::string& engines, const compute_options&
   }
 }
 
+// `auto` on a matrix of n <= 6 (at most 720 permutations): the reference's brute force, in long
+// double with its bound or exact in 128-bit integers, costs about a microsecond, planning it tens
+// (matching, blocks, orders, every engine's estimate). Not for a structurally singular matrix (the
+// planner says why it is 0), integers beyond 128 bits, a precision asked for, journals or ranks.
+inline constexpr int tiny_matrix_n = 6;
+
+inline std::optional<permanent_result> run_tiny(const sparse_matrix& matrix, const compute_options& options) {
+  const int n = matrix.n();
+  if (n == 0 || n > tiny_matrix_n || options.precision != precision::automatic || !options.checkpoint.empty() ||
+      options.processes != nullptr) {
+    return std::nullopt;
+  }
+  if (matrix.has_integer_values() && exact_refusal(matrix, "reference", exact_reach::within_128_bits)) {
+    return std::nullopt;
+  }
+  if (maximum_matching(matrix).size < n) return std::nullopt;
+  memory_limit_setting();  // a setting that is not a size is refused here too
+  return run_engine({matrix, nullptr}, description_of<engines::reference>, options);
+}
+
 }  // namespace detail
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
@@ -363,6 +383,13 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
       if (const auto why = detail::exact_refusal(matrix, "auto", exact_reach::any_integer)) {
         throw engine_error(engine_error::kind::refused, *why);
       }
+    }
+    if (std::optional<permanent_result> tiny = detail::run_tiny(matrix, options)) {
+      result = std::move(*tiny);
+      add_input_rounding(result, matrix);
+      result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();
+      result.seconds.compute = result.seconds.total;
+      return result;
     }
     const permanent_plan plan = make_plan(matrix, options);
     detail::check_plan_time(plan, options);

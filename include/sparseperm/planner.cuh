@@ -84,13 +84,20 @@ inline std::optional<double> parse_byte_size(std::string_view text) {
 
 // Memory the planner may use: $SPARSEPERM_MEMORY_LIMIT (a size: parse_byte_size), else 80% of
 // MemAvailable, else 4 GiB. A limit that is not a size is refused, not ignored.
-inline double planner_memory_limit() {
+// memory_limit_setting(): the variable's size, or nothing where it is not set (checked even where no
+// plan is made: the settings a user gave are never ignored).
+inline std::optional<double> memory_limit_setting() {
   if (const char* limit = std::getenv("SPARSEPERM_MEMORY_LIMIT"); limit && *limit) {
     if (const auto v = parse_byte_size(limit)) return *v;
     throw engine_error(engine_error::kind::bad_setting,
                        "SPARSEPERM_MEMORY_LIMIT='" + std::string(limit) +
                            "' is not a size (bytes, or a number with K, M, G or T, e.g. 8G)");
   }
+  return std::nullopt;
+}
+
+inline double planner_memory_limit() {
+  if (const auto setting = memory_limit_setting()) return *setting;
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   double kib = 0;
@@ -175,6 +182,11 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block,
   }
   for (std::size_t k = 0; k < planned.size(); ++k) {
     if (!planned[k]->generated()) continue;
+    if (!every_module && best && *best < module_load_seconds) {  // its load alone costs more
+      estimates[k].engine = planned[k];
+      estimates[k].why = "loading a compiled module takes longer than another engine's whole run";
+      continue;
+    }
     const engine_estimate run_alone = estimate_engine(block, *planned[k], false);
     const bool could_win =
         run_alone.seconds && (!best || *run_alone.seconds - planned[k]->compile_seconds + module_load_seconds <= *best);

@@ -115,13 +115,17 @@ TEST_CASE("compute --json keeps its contract") {
 }
 
 TEST_CASE("human output") {
-  const auto r = run("compute " + write_file("ones5.mtx", ones_matrix(5)) + " --threads 1");
+  const auto r = run("compute " + write_file("ones7.mtx", ones_matrix(7)) + " --threads 1");
   CHECK(r.code == 0);
-  CHECK(r.out.find("permanent  120  (exact)") != std::string::npos);
+  CHECK(r.out.find("permanent  5040  (exact)") != std::string::npos);
   CHECK(r.out.find("engine     glynn, 1 thread: ") != std::string::npos);
-  CHECK(r.out.find("block 5 x 5: glynn (1 distinct rows, 5 terms)") != std::string::npos);
-  CHECK(r.out.find("matrix     5 x 5, 25 nonzeros") != std::string::npos);
+  CHECK(r.out.find("block 7 x 7: glynn (1 distinct rows, 7 terms)") != std::string::npos);
+  CHECK(r.out.find("matrix     7 x 7, 49 nonzeros") != std::string::npos);
   CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
+  // n <= 6: brute force, without a plan
+  const auto tiny = run("compute " + write_file("ones5.mtx", ones_matrix(5)));
+  CHECK(tiny.out.find("permanent  120  (exact)") != std::string::npos);
+  CHECK(tiny.out.find("engine     reference") != std::string::npos);
   // a floating result says how many digits its error bound guarantees
   const std::string real = write_file("real3.mtx", general + "3 3 5\n1 1 0.3\n1 2 0.7\n2 2 0.1\n2 3 0.9\n3 3 0.5\n");
   const auto f = run("compute " + real + " --engine cpu-sparse");

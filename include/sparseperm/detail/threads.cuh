@@ -1,6 +1,7 @@
 #pragma once
 // How many CPU threads the OpenMP engines use when the caller does not say, and the one parallel loop
 // they run on.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -50,8 +51,11 @@ void parallel_for(std::int64_t count, int threads, const Body& body) {
       failed.store(true, std::memory_order_relaxed);
     }
   };
-  [[maybe_unused]] const int team = threads > 0 ? threads : 1;
-  if constexpr (Schedule == schedule::static_one) {
+  // no more threads than iterations, and none started for one (a team costs tens of microseconds)
+  [[maybe_unused]] const int team = static_cast<int>(std::clamp<std::int64_t>(count, 1, threads > 0 ? threads : 1));
+  if (team == 1) {
+    for (std::int64_t k = 0; k < count; ++k) guarded(k);
+  } else if constexpr (Schedule == schedule::static_one) {
 #if defined(_OPENMP)
 #  pragma omp parallel for schedule(static, 1) num_threads(team)
 #endif

@@ -163,15 +163,21 @@ inline std::vector<frontier_order> frontier_orders(const sparse_matrix& a) {
   std::vector<int> natural(a.n());
   for (int j = 0; j < a.n(); ++j) natural[j] = j;
   std::vector<frontier_order> orders;
+  if (a.n() > 0 && a.nnz() == static_cast<std::int64_t>(a.n()) * a.n()) {  // dense: every order is alike
+    orders.push_back(estimate_frontier_order(a, std::move(natural), "the matrix's column order (dense)"));
+    return orders;
+  }
   orders.push_back(estimate_frontier_order(a, greedy_frontier_order(a), "greedy fewest active rows"));
   // The greedy rule is myopic about where to begin: try it from other first columns too (all of them
   // up to n = 128, else 32 spread evenly), keeping the best prediction.
   const int starts = a.n() <= 128 ? a.n() : 32;
   for (int k = 0; k < starts; ++k) {
     const int first = static_cast<int>(static_cast<long long>(k) * a.n() / starts);
-    frontier_order o = estimate_frontier_order(a, greedy_frontier_order(a, first),
-                                               "greedy fewest active rows from column " + std::to_string(first + 1));
-    if (o.transitions < orders.front().transitions) orders.front() = std::move(o);
+    frontier_order o = estimate_frontier_order(a, greedy_frontier_order(a, first), {});
+    if (o.transitions < orders.front().transitions) {
+      o.name = "greedy fewest active rows from column " + std::to_string(first + 1);  // only for the best
+      orders.front() = std::move(o);
+    }
   }
   std::vector<int> rcm = cuthill_mckee_order(a);
   orders.push_back(estimate_frontier_order(a, rcm, "reverse Cuthill-McKee"));
