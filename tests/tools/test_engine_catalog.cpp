@@ -54,10 +54,11 @@ TEST_CASE("compute_permanent runs it by tag and the planner chooses it; it agree
 }
 
 TEST_CASE("the tool built with it: --engine, the JSON record, auto and inspect") {
-  // dense 5 x 5, degrees 5: no reduction applies, one block of 5 for an engine
-  std::string text = "%%MatrixMarket matrix coordinate integer general\n5 5 25\n";
-  for (int i = 1; i <= 5; ++i) {
-    for (int j = 1; j <= 5; ++j)
+  // dense 8 x 8, degrees 8: no reduction applies, one block of 8 for an engine (n <= 6 would go to
+  // brute force without a plan)
+  std::string text = "%%MatrixMarket matrix coordinate integer general\n8 8 64\n";
+  for (int i = 1; i <= 8; ++i) {
+    for (int j = 1; j <= 8; ++j)
       text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string((i * j) % 3 + 1) + "\n";
   }
   const std::string file = write_file("engine_catalog.mtx", text);
