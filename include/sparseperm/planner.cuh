@@ -187,10 +187,16 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block,
       estimates[k].why = "loading a compiled module takes longer than another engine's whole run";
       continue;
     }
-    const engine_estimate run_alone = estimate_engine(block, *planned[k], false);
-    const bool could_win =
-        run_alone.seconds && (!best || *run_alone.seconds - planned[k]->compile_seconds + module_load_seconds <= *best);
-    estimates[k] = every_module || could_win ? estimate_engine(block, *planned[k]) : run_alone;
+    // estimated once with its compile; the cache is asked only where the module could make it win
+    engine_estimate& e = estimates[k];
+    e = estimate_engine(block, *planned[k], false);
+    if (!e.seconds) continue;
+    const double run = *e.seconds - planned[k]->compile_seconds;
+    if ((every_module || !best || run + module_load_seconds <= *best) &&
+        module_in_cache(*planned[k], block.matrix, block.options)) {
+      e.module_cached = true;
+      e.seconds = run + module_load_seconds;
+    }
   }
   return estimates;
 }
