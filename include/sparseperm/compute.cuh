@@ -215,13 +215,19 @@ struct unit_scaling {
 // leave it (Π R_i bounds them, times 2^(n−1) in Ryser's sums).
 inline constexpr double unscaled_log2_limit = 768;
 
-// The scaling where the matrix needs it (its row sums' product beyond 2^±(768 − n)), else nothing.
-inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
+// Whether the matrix needs scaling: its row sums' product beyond 2^±(768 − n).
+inline bool needs_unit_scaling(const sparse_matrix& a) {
   const int n = a.n();
-  if (n == 0 || a.has_empty_line()) return std::nullopt;  // empty lines: perm 0
+  if (n == 0 || a.has_empty_line()) return false;  // empty lines: perm 0
   double log2_product = 0;
   for (double s : row_abs_sums(a)) log2_product += s > 0 ? std::log2(s) : 0;
-  if (std::fabs(log2_product) <= unscaled_log2_limit - n) return std::nullopt;
+  return std::fabs(log2_product) > unscaled_log2_limit - n;
+}
+
+// The scaling where the matrix needs it, else nothing.
+inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
+  const int n = a.n();
+  if (!needs_unit_scaling(a)) return std::nullopt;
   // Binary exponents only (a value lies in [2^(x−1), 2^x)). The column exponents balance the
   // matrix in the least-squares sense (x_ij ≈ r_i + c_j, alternating means: a_ij = m_ij·2^(p_i + q_j)
   // comes out with rows near 1 however sparse), the row exponents then put each row's largest

@@ -12,6 +12,7 @@
 // <sparseperm/pipeline.cuh> (the compilers, the module cache, the loaders). The compile-time building
 // blocks (Gray-code facts, launch plans, orderings, partitions) are constexpr and usable from device
 // code. Compiled by nvcc, this header also brings the GPU engines.
+#include "batch.cuh"
 #include "compute.cuh"
 #include "core/config.cuh"
 #include "core/engine_error.cuh"

@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,14 +97,22 @@ inline std::optional<double> memory_limit_setting() {
 
 inline double planner_memory_limit() {
   if (const auto setting = memory_limit_setting()) return *setting;
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return 0.8 * kib * 1024;
+  // C stdio, not a stream's number parsing: in a Python extension built by nvcc, istream's
+  // extraction of a double crashed where the interpreter had loaded another libstdc++ (an H100's
+  // PyTorch environment)
+  double available = 4.0 * (1ull << 30);
+  if (std::FILE* meminfo = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    double kib = 0;
+    while (std::fgets(line, sizeof line, meminfo)) {
+      if (std::sscanf(line, "MemAvailable: %lf", &kib) == 1) {
+        available = 0.8 * kib * 1024;
+        break;
+      }
+    }
+    std::fclose(meminfo);
   }
-  return 4.0 * (1ull << 30);
+  return available;
 }
 
 using detail::format_bytes;

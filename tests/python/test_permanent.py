@@ -209,6 +209,104 @@ def test_batch_equals_one_by_one():
         sparseperm.permanents([np.ones((2, 2)), np.array([[1.0, np.nan], [1, 1]])])
 
 
+def exact_permanent(a):
+    """perm(A) over the rationals (every double is one): the truth a bound must contain."""
+    from fractions import Fraction
+
+    rows = [[(Fraction(complex(v).real), Fraction(complex(v).imag)) for v in row] for row in a]
+    n = len(rows)
+    re_total, im_total = Fraction(0), Fraction(0)
+    for s in itertools.permutations(range(n)):
+        re, im = Fraction(1), Fraction(0)
+        for i in range(n):
+            x, y = rows[i][s[i]]
+            re, im = re * x - im * y, re * y + im * x
+        re_total += re
+        im_total += im
+    return re_total, im_total
+
+
+def assert_within_bound(result, truth):
+    from fractions import Fraction
+
+    re, im = truth
+    value = complex(result.value)
+    error = math.hypot(float(Fraction(value.real) - re), float(Fraction(value.imag) - im))
+    assert error <= result.error_bound, (result, error)
+
+
+def dense_batch(rng, count, n, kind):
+    if kind == "complex":
+        return rng.normal(size=(count, n, n)) + 1j * rng.normal(size=(count, n, n))
+    if kind == "int":
+        return rng.integers(1, 4, size=(count, n, n))
+    return rng.normal(size=(count, n, n))
+
+
+def test_dense_batch_without_plans():
+    rng = np.random.default_rng(11)
+    for n in (7, 8, 10, 12):
+        for kind in ("real", "complex", "int"):
+            batch = dense_batch(rng, 40, n, kind)
+            together = sparseperm.permanents(batch, threads=2, engine="cpu-sparse" if HAS_GPU else "auto")
+            assert all(r.plan.startswith("dense, no plan") and r.engine == "cpu-sparse" for r in together)
+            alone = [sparseperm.permanent(a, threads=1) for a in batch[:8]]
+            for t, a in zip(together, alone):
+                assert t.exact == a.exact == (kind == "int")
+                if t.exact:
+                    assert t.value == a.value
+                else:  # two certified intervals around one truth overlap
+                    assert abs(complex(t.value) - complex(a.value)) <= t.error_bound + a.error_bound
+    for kind in ("real", "complex"):
+        batch = dense_batch(rng, 6, 7, kind)
+        for r, a in zip(sparseperm.permanents(batch, threads=2), batch):
+            assert_within_bound(r, exact_permanent(a))
+    assert sparseperm.permanents(np.ones((4, 8, 8)), threads=2).values.tolist() == [40320] * 4
+
+
+def test_results_arrays_and_indexing():
+    rng = np.random.default_rng(12)
+    batch = dense_batch(rng, 10, 8, "complex")
+    results = sparseperm.permanents(batch, threads=2)
+    assert len(results) == 10 and results[-1] is results[9] and len(results[2:5]) == 3
+    with pytest.raises(IndexError):
+        results[10]
+    assert results.values.dtype == np.complex128 and results.error_bounds.dtype == np.float64
+    assert results.values.tolist() == [r.value for r in results]
+    assert results.error_bounds.tolist() == [r.error_bound for r in results]
+    assert not results.exact.any()
+    exact = sparseperm.permanents([np.eye(3, dtype=int), 2 * np.eye(40, dtype=int)])
+    assert exact.values.tolist() == [1, 2**40] and type(exact.values[1]) is int
+    assert exact.error_bounds.tolist() == [0.0, 0.0] and exact.exact.all()
+    assert len(sparseperm.permanents(np.zeros((0, 3, 3)))) == 0
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no CUDA device")
+def test_gpu_batch_against_the_cpu():
+    rng = np.random.default_rng(13)
+    for n in (7, 9, 12, 16):
+        for kind in ("real", "complex"):
+            batch = dense_batch(rng, 300, n, kind)
+            for precision in (None, "compensated"):
+                gpu = sparseperm.permanents(batch, engine="gpu-sparse", precision=precision)
+                cpu = sparseperm.permanents(batch, engine="cpu-sparse", precision=precision)
+                assert all(r.engine == "gpu-sparse" and "a warp each" in r.plan for r in gpu)
+                assert np.all(np.abs(gpu.values - cpu.values) <= gpu.error_bounds + cpu.error_bounds)
+    for kind in ("real", "complex"):
+        batch = dense_batch(rng, 4, 7, kind)
+        for r, a in zip(sparseperm.permanents(batch, engine="gpu-sparse"), batch):
+            assert_within_bound(r, exact_permanent(a))
+    # integers stay exact: the engine itself (not the batch's floating route), matrix by matrix
+    ints = sparseperm.permanents(dense_batch(rng, 3, 8, "int"), engine="gpu-sparse")
+    assert ints.exact.all()
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a CUDA device is present")
+def test_gpu_batch_unavailable_here():
+    with pytest.raises(sparseperm.EngineUnavailableError):
+        sparseperm.permanents(np.ones((8, 9, 9)) * 0.5, engine="gpu-sparse", threads=2)
+
+
 def test_read_mtx_and_the_bundled_example(tmp_path):
     domino = sparseperm.read_mtx(os.path.join(EXAMPLES, "domino_8x6.mtx"))
     assert isinstance(domino, scipy.sparse.csr_array) and domino.shape == (24, 24)
@@ -235,22 +333,27 @@ def test_inspect_and_engines():
     assert "cpu-sparse" in names and "gpu-cached" in names
 
 
-def test_ctrl_c_interrupts_a_long_run():
-    script = textwrap.dedent("""
+@pytest.mark.parametrize("engine", ["cpu-sparse"] + (["gpu-sparse"] if HAS_GPU else []))
+def test_ctrl_c_interrupts_a_long_run(engine):
+    threads = ", threads=1" if engine.startswith("cpu") else ""
+    script = textwrap.dedent(f"""
         import sys, numpy as np, sparseperm
-        a = (np.random.default_rng(1).random((40, 40)) < 0.5) * 1.0
+        # cpu-sparse's chunks stay short up to n = 42 (2^24 steps, at most 2^18 chunks)
+        a = (np.random.default_rng(1).random((40, 40)) < 0.5) * 0.5 if "{engine}" == "cpu-sparse" else \
+            (np.random.default_rng(1).random((46, 46)) < 0.5) * 0.5
+        sparseperm.permanent(a[:20, :20], engine="{engine}")  # a GPU's context starts here
         print("started", flush=True)
         try:
-            sparseperm.permanent(a, engine="cpu-sparse", threads=1, time_limit=float("inf"))
+            sparseperm.permanent(a, engine="{engine}"{threads}, time_limit=float("inf"))
         except KeyboardInterrupt:
             print("interrupted", flush=True)
             sys.exit(3)
     """)
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "started"
-    time.sleep(1.0)
+    time.sleep(2.0)
     sent = time.monotonic()
     p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=20)
+    out, _ = p.communicate(timeout=60)
     assert p.returncode == 3 and "interrupted" in out
     assert time.monotonic() - sent < 5

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../core/config.cuh"
 
@@ -38,6 +39,9 @@ constexpr double gamma_of(double k, double unit) {
 // 2^k in T, for constant evaluation (no ldexp there); k in [−1074, 1023] for double.
 template <class T>
 constexpr T power_of_two(int k) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::is_constant_evaluated()) return std::ldexp(T(1), k);  // the loop is for compile time
+  }
   T p = 1;
   for (; k > 0; --k) p *= 2;
   for (; k < 0; ++k) p /= 2;
@@ -48,6 +52,13 @@ constexpr T power_of_two(int k) {
 // 1024 when there is none in range.
 constexpr int grid_exponent(double abs_sum) {
   const double s = abs_sum * bound_margin;
+  if (!std::is_constant_evaluated()) {  // at run time from the exponent: the loop takes a thousand steps
+    if (!(s > 0x1p-1021)) return -1021;
+    if (!(s <= 0x1p1023)) return 1024;
+    int exponent = 0;
+    const double mantissa = std::frexp(s, &exponent);  // s = mantissa·2^exponent, mantissa in [1/2, 1)
+    return mantissa == 0.5 ? exponent - 1 : exponent;
+  }
   int e = -1021;
   double p = power_of_two<double>(e);
   while (p < s && e < 1024) {

@@ -13,6 +13,7 @@ present (``sparseperm.engines()`` says which engines run here and why not).
 
 from __future__ import annotations
 
+import collections.abc
 import math
 import os
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union
@@ -30,6 +31,7 @@ __all__ = [
     "inspect",
     "engines",
     "Result",
+    "Results",
     "Engine",
     "SparsepermError",
     "EngineUnavailableError",
@@ -119,6 +121,58 @@ class Result:
     def __repr__(self) -> str:
         how = "exact" if self.exact else f"error_bound={self.error_bound:.2g}"
         return f"<sparseperm.Result {self._text} ({how}) engine={self.engine!r} seconds={self.seconds:.3g}>"
+
+
+class Results(collections.abc.Sequence):
+    """The results of ``permanents``: a sequence of Result (each made when asked for), and the
+    batch's numbers as numpy arrays in one pass.
+
+    ``values``: ``complex128`` if any matrix is complex, else ``float64``; an object array of Python
+    ``int`` (or ``complex`` of them) when every result is exact. ``error_bounds``: ``float64``, 0 for
+    exact results. ``exact``: ``bool``. A floating permanent beyond double's range is inf or 0 in
+    ``values``: its Result holds it exactly (``mantissa``, ``exponent``).
+    """
+
+    __slots__ = ("_records", "_cache")
+
+    def __init__(self, records):
+        self._records = records
+        self._cache: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        count = len(self)
+        k = index + count if index < 0 else index
+        if not 0 <= k < count:
+            raise IndexError("batch index out of range")
+        if k not in self._cache:
+            self._cache[k] = Result(self._records.record(k))
+        return self._cache[k]
+
+    @property
+    def exact(self) -> np.ndarray:
+        return self._records.exact()
+
+    @property
+    def error_bounds(self) -> np.ndarray:
+        return self._records.error_bound()
+
+    @property
+    def values(self) -> np.ndarray:
+        exact = self._records.exact()
+        if len(self) and exact.all():
+            out = np.empty(len(self), dtype=object)
+            out[:] = [self[k].value for k in range(len(self))]
+            return out
+        real, imag = self._records.value(), self._records.imag()
+        return real + 1j * imag if self._records.complex().any() else real
+
+    def __repr__(self) -> str:
+        return f"<sparseperm.Results of {len(self)} permanents>"
 
 
 def _fits(mantissa: float, exponent: int) -> bool:
@@ -264,12 +318,17 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
 def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
                precision: Optional[str] = None, threads: Optional[int] = None,
                devices: Union[None, int, str, Iterable[int]] = None, rows: Optional[Sequence[int]] = None,
-               cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> list:
-    """The permanents of many matrices, in parallel over the matrices (a CPU thread each).
+               cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> Results:
+    """The permanents of many matrices, in parallel over the matrices.
 
     batch: an array of shape (B, n, n), or any sequence of matrices as ``permanent`` takes them.
-    The options apply to every matrix. Returns a list of Result in the batch's order; the first
-    matrix that fails raises, its index in the message ("matrix 3: ...").
+    The options apply to every matrix. A matrix with every entry nonzero (7 <= n <= 30) needs no
+    plan: it runs the Ryser loop on one CPU thread, or, with floating values where there is a GPU and
+    the batch is worth it (n <= 24), on one warp of the GPU each. engine="cpu-sparse" or
+    "gpu-sparse" makes that choice; other engines run every matrix as ``permanent`` would. Returns
+    Results (a sequence of Result in the batch's order, with numpy arrays ``values``,
+    ``error_bounds`` and ``exact``); the first matrix that fails raises, its index in the message
+    ("matrix 3: ...").
     """
     options = _options(engine, precision, threads, devices, rows, cols, time_limit)
     if isinstance(batch, np.ndarray) and batch.ndim == 3:
@@ -283,7 +342,7 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
             records = _core.compute_dense_batch(np.ascontiguousarray(values), None, options)
     else:
         records = _core.compute_batch([_coordinates(a) for a in batch], options)
-    return [Result(r) for r in records]
+    return Results(records)
 
 
 def read_mtx(path: Union[str, os.PathLike]) -> scipy.sparse.csr_array:

@@ -1,5 +1,5 @@
 import os
-from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
 import scipy.sparse
@@ -42,6 +42,19 @@ class Engine(NamedTuple):
 def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
               threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
               cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> Result: ...
+class Results(Sequence[Result]):
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def error_bounds(self) -> np.ndarray: ...
+    @property
+    def exact(self) -> np.ndarray: ...
+    @overload
+    def __getitem__(self, index: int) -> Result: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Result]: ...
+    def __len__(self) -> int: ...
+
 def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
                precision: Optional[str] = None, threads: Optional[int] = None, devices: Devices = None,
                rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,

@@ -69,10 +69,19 @@ nb::dict to_dict(const door_result& r) {
   return d;
 }
 
-nb::list to_list(const std::vector<door_result>& results) {
-  nb::list out;
-  for (const door_result& r : results) out.append(to_dict(r));
-  return out;
+// A batch's results, kept in C++: a sampler's million matrices become numpy arrays in one pass, and
+// a result's dict (Result) only where Python asks for that one.
+struct batch_records {
+  std::vector<door_result> results;
+};
+
+template <class T, class Field>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> column_of(const batch_records& b, const Field& field) {
+  const std::size_t count = b.results.size();
+  T* data = new T[count > 0 ? count : 1];
+  for (std::size_t k = 0; k < count; ++k) data[k] = field(b.results[k]);
+  nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<T*>(q); });
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {count}, owner);
 }
 
 // f(progress) with the GIL released. On a worker thread (`long_run`), this thread wakes every 50 ms
@@ -193,6 +202,29 @@ NB_MODULE(_sparseperm, m) {
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
 
+  nb::class_<batch_records>(m, "BatchRecords")
+      .def("__len__", [](const batch_records& b) { return b.results.size(); })
+      .def("record",
+           [](const batch_records& b, std::size_t k) {
+             if (k >= b.results.size()) throw nb::index_error("batch index out of range");
+             return to_dict(b.results[k]);
+           })
+      .def("value",
+           [](const batch_records& b) { return column_of<double>(b, [](const door_result& r) { return r.value; }); })
+      .def("imag",
+           [](const batch_records& b) { return column_of<double>(b, [](const door_result& r) { return r.imag; }); })
+      .def("error_bound",
+           [](const batch_records& b) {
+             return column_of<double>(b, [](const door_result& r) { return r.has_error_bound ? r.error_bound : 0.0; });
+           })
+      .def("exact",
+           [](const batch_records& b) { return column_of<bool>(b, [](const door_result& r) { return r.exact; }); })
+      .def("complex",
+           [](const batch_records& b) { return column_of<bool>(b, [](const door_result& r) { return r.complex; }); })
+      .def("in_range", [](const batch_records& b) {
+        return column_of<bool>(b, [](const door_result& r) { return r.scale_exponent == 0; });
+      });
+
   m.def(
       "compute_batch",
       [](const nb::list& items, const door_options& options) {
@@ -203,8 +235,8 @@ NB_MODULE(_sparseperm, m) {
           matrices.push_back(to_matrix(nb::cast<int>(t[0]), nb::cast<index_array>(t[1]), nb::cast<index_array>(t[2]),
                                        nb::cast<value_array>(t[3]), nb::cast<std::optional<value_array>>(t[4])));
         }
-        return to_list(
-            interruptible(true, [&](sparseperm::progress_counter& p) { return compute_batch(matrices, options, p); }));
+        return batch_records{
+            interruptible(true, [&](sparseperm::progress_counter& p) { return compute_batch(matrices, options, p); })};
       },
       nb::arg("items"), nb::arg("options"));
 
@@ -218,9 +250,9 @@ NB_MODULE(_sparseperm, m) {
             (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1) || imag->shape(2) != real.shape(2)))
           throw door_error(door_error::kind::bad_input, "the imaginary parts' shape differs");
         const double* im = imag ? imag->data() : nullptr;
-        return to_list(interruptible(batch >= 64 || n >= long_run_size, [&](sparseperm::progress_counter& p) {
+        return batch_records{interruptible(batch >= 64 || n >= long_run_size, [&](sparseperm::progress_counter& p) {
           return compute_dense_batch(batch, n, real.data(), im, options, p);
-        }));
+        })};
       },
       nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
 

@@ -200,35 +200,25 @@ door_result to_door(const permanent_result& r) {
   return d;
 }
 
-// body(k) for k in [0, count), `threads` at a time; the first failure by index is rethrown as
-// "matrix K: ...", and a stop request ends the batch.
-template <class Body>
+// The library's batch (batch.cuh) of matrix_at(0 .. count − 1), its failures as door errors.
+template <class MatrixAt>
 std::vector<door_result> run_batch(std::int64_t count, const door_options& o, progress_counter& progress,
-                                   const Body& body) {
-  std::vector<door_result> results(static_cast<std::size_t>(count));
-  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(count));
-  std::atomic<bool> failed{false};
-  progress.total.store(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
-  detail::parallel_for<detail::schedule::dynamic_one>(count, detail::engine_threads(o.threads), [&](std::int64_t k) {
-    if (failed.load(std::memory_order_relaxed) || stop_requested(&progress)) return;
+                                   const MatrixAt& matrix_at) {
+  const compute_options options = to_options(o, &progress);
+  std::vector<permanent_result> results;
+  try {
+    results = translated([&] { return compute_permanents(count, matrix_at, options); });
+  } catch (const batch_error& e) {
     try {
-      results[static_cast<std::size_t>(k)] = body(k);
-    } catch (...) {
-      failures[static_cast<std::size_t>(k)] = std::current_exception();
-      failed.store(true);
+      translated([&] { std::rethrow_exception(e.cause()); });
+    } catch (const door_error& cause) {
+      throw door_error(cause.reason(), e.what());
     }
-    progress.done.fetch_add(1, std::memory_order_relaxed);
-  });
-  translated([&] { throw_if_stopped(&progress); });
-  for (std::size_t k = 0; k < failures.size(); ++k) {
-    if (!failures[k]) continue;
-    try {
-      std::rethrow_exception(failures[k]);
-    } catch (const door_error& e) {
-      throw door_error(e.reason(), "matrix " + std::to_string(k) + ": " + e.what());
-    }
+    throw;  // not a library error (memory): as it was
   }
-  return results;
+  std::vector<door_result> converted(results.size());
+  for (std::size_t k = 0; k < results.size(); ++k) converted[k] = to_door(results[k]);
+  return converted;
 }
 
 }  // namespace
@@ -260,24 +250,17 @@ door_result compute(const door_matrix& matrix, const door_options& o, progress_c
 
 std::vector<door_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& o,
                                        progress_counter& progress) {
-  door_options one = o;
-  one.threads = 1;
-  const compute_options options = to_options(one, &progress);
-  return run_batch(static_cast<std::int64_t>(matrices.size()), o, progress, [&](std::int64_t k) {
-    const sparse_matrix a = to_sparse(matrices[static_cast<std::size_t>(k)], o);
-    return to_door(translated([&] { return compute_permanent(a, options); }));
-  });
+  return run_batch(static_cast<std::int64_t>(matrices.size()), o, progress,
+                   [&](std::int64_t k) { return to_sparse(matrices[static_cast<std::size_t>(k)], o); });
 }
 
 std::vector<door_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
                                              const door_options& o, progress_counter& progress) {
   check_size(n);
-  door_options one = o;
-  one.threads = 1;
-  const compute_options options = to_options(one, &progress);
   const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   return run_batch(batch, o, progress, [&](std::int64_t k) {
     std::vector<matrix_entry> entries;
+    entries.reserve(size);
     const double* re = real + static_cast<std::size_t>(k) * size;
     const double* im = imag ? imag + static_cast<std::size_t>(k) * size : nullptr;
     for (int i = 0; i < n; ++i) {
@@ -287,9 +270,7 @@ std::vector<door_result> compute_dense_batch(int batch, int n, const double* rea
         if (x != 0 || y != 0 || !std::isfinite(x) || !std::isfinite(y)) entries.push_back(checked_entry(n, i, j, x, y));
       }
     }
-    const sparse_matrix a =
-        with_multiplicities(translated([&] { return sparse_matrix::from_entries(n, std::move(entries)); }), o);
-    return to_door(translated([&] { return compute_permanent(a, options); }));
+    return with_multiplicities(translated([&] { return sparse_matrix::from_entries(n, std::move(entries)); }), o);
   });
 }
 

@@ -59,8 +59,8 @@ struct door_engine {
 
 door_matrix read_matrix_market_file(const std::string& path);
 door_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
-// Many matrices, each on one thread, `options.threads` of them at a time; results in order. The first
-// failing matrix (by index) is the error, named "matrix K: ...".
+// Many matrices (the library's compute_permanents: dense ones without a plan, on the CPU's threads or a
+// GPU warp each), results in order. The first failing matrix (by index) is the error, "matrix K: ...".
 std::vector<door_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
                                        progress_counter& progress);
 // B dense n × n matrices, row-major one after the other (imag empty, or beside real).
