@@ -257,6 +257,27 @@ TEST_CASE("permanents beyond double's range: rows and columns scaled by powers o
 // An integer matrix that no exact arithmetic of a named Ryser engine holds (rows beyond 2^24, the
 // bound beyond 128 bits) runs in doubles under the default: scaled like any real matrix, it gives the
 // leading digits of dp's exact big integer instead of an overflow.
+TEST_CASE("a large matrix near 1 whose row sums multiply beyond 2^(768 - n) is scaled once") {
+  // 200 x 200, a band of 21 values in [0.5, 1.5): rows sum to about 21, about 2^880 in all; once scaled
+  // the product is still beyond 2^568, and compute_permanent used to scale it again without end
+  sp::random_stream stream(2026);
+  const int n = 200;
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < n; ++i)
+    for (int j = std::max(0, i - 10); j <= std::min(n - 1, i + 10); ++j)
+      entries.push_back({i, j, 0.5 + stream.uniform(), 0});
+  const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, entries);
+  sp::compute_options options;
+  options.threads = 2;
+  const sp::permanent_result automatic = sp::compute_permanent(a, options);
+  options.engine = sp::engine_choice(sp::find_engine("dp"));
+  const sp::permanent_result dp = sp::compute_permanent(a, options);
+  REQUIRE(automatic.error_bound);
+  REQUIRE(dp.error_bound);
+  CHECK(std::isfinite(automatic.value));
+  CHECK(std::fabs(automatic.value - dp.value) <= *automatic.error_bound + *dp.error_bound);
+}
+
 TEST_CASE("integer matrices a named engine runs in doubles are scaled beyond double's range") {
   const int n = 27;
   std::vector<sp::matrix_entry> entries;

@@ -333,14 +333,22 @@ def test_inspect_and_engines():
     assert "cpu-sparse" in names and "gpu-cached" in names
 
 
-@pytest.mark.parametrize("engine", ["cpu-sparse"] + (["gpu-sparse"] if HAS_GPU else []))
+LONG_RUNS = {  # engine: a matrix it takes minutes on, in short steps that a stop request waits for
+    "cpu-sparse": "(rng.random((40, 40)) < 0.5) * 0.5",  # chunks of 2^24 steps up to n = 42
+    "glynn": "(rng.random((40, 40)) < 0.5) * 0.5",  # tasks of 2^24 terms
+    "dp": "np.triu(np.tril(rng.random((3000, 3000)) + 0.5, 10), -10)",  # about 2^17 states a column
+}
+if HAS_GPU:
+    LONG_RUNS["gpu-sparse"] = "(rng.random((46, 46)) < 0.5) * 0.5"
+
+
+@pytest.mark.parametrize("engine", sorted(LONG_RUNS))
 def test_ctrl_c_interrupts_a_long_run(engine):
-    threads = ", threads=1" if engine.startswith("cpu") else ""
+    threads = ", threads=1" if not engine.startswith("gpu") else ""
     script = textwrap.dedent(f"""
         import sys, numpy as np, sparseperm
-        # cpu-sparse's chunks stay short up to n = 42 (2^24 steps, at most 2^18 chunks)
-        a = (np.random.default_rng(1).random((40, 40)) < 0.5) * 0.5 if "{engine}" == "cpu-sparse" else \
-            (np.random.default_rng(1).random((46, 46)) < 0.5) * 0.5
+        rng = np.random.default_rng(1)
+        a = {LONG_RUNS[engine]}
         sparseperm.permanent(a[:20, :20], engine="{engine}")  # a GPU's context starts here
         print("started", flush=True)
         try:
@@ -348,6 +356,7 @@ def test_ctrl_c_interrupts_a_long_run(engine):
         except KeyboardInterrupt:
             print("interrupted", flush=True)
             sys.exit(3)
+        print("finished", flush=True)
     """)
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "started"

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../core/engine_error.cuh"
+#include "../core/progress.cuh"
 #include "../detail/format.cuh"
 #include "../detail/threads.cuh"
 #include "../matrix/sparse_matrix.cuh"
@@ -181,6 +182,7 @@ class state_table {
 struct dp_run_stats {
   std::size_t peak_states = 0;
   double transitions = 0;
+  const progress_counter* progress = nullptr;  // in: a stop request ends the run between columns
 };
 
 template <int Words, class Arithmetic>
@@ -194,6 +196,7 @@ typename Arithmetic::value run_dp(const sparse_matrix& a, const std::vector<int>
   for (int s = Words * 64 - 1; s >= 0; --s) free_slots.push_back(s);
   std::vector<std::pair<key, value>> states{{key{}, Arithmetic::one()}};
   for (const int c : columns) {
+    throw_if_stopped(stats.progress);
     const auto rows = a.column_rows(c);
     const auto values = a.column_values(c);
     const auto imag = a.column_imag(c);
@@ -289,6 +292,7 @@ inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& o
   const double g = detail::gamma_of(6.0 * a.n() + 6, 0x1p-53);
   const sparse_matrix moduli = detail::absolute_values(a);
   detail::dp_run_stats abs_stats;
+  abs_stats.progress = stats.progress;
   const double abs_permanent = detail::run_dp_words<detail::dp_double>(moduli, order, threads, abs_stats).value();
   result.error_bound = (g * abs_permanent / (1 - g) + 8 * detail::dp_underflow_allowance(moduli, stats.transitions)) *
                        detail::bound_margin;
@@ -299,7 +303,8 @@ inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& o
 enum class dp_states { automatic, hash_tables, dense_where_exact };
 
 inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0,
-                                   dp_states states = dp_states::automatic) {
+                                   dp_states states = dp_states::automatic,
+                                   const progress_counter* progress = nullptr) {
   if (order.frontier > dp_max_frontier) {
     throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
                                                           std::to_string(order.frontier) + " rows (at most " +
@@ -314,12 +319,14 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
             (!a.has_integer_values() || !detail::exact_refusal(a, "dp", exact_reach::within_residue_primes));
   }
   if (dense) {
-    dp_value v = detail::ranked_dp_value(a, order, precision::automatic, "dp", detail::ranked_dp_on_host{threads});
+    dp_value v =
+        detail::ranked_dp_value(a, order, precision::automatic, "dp", detail::ranked_dp_on_host{threads, progress});
     v.arithmetic = "states in dense ranked arrays; " + v.arithmetic;
     return v;
   }
   dp_value result;
   detail::dp_run_stats stats;
+  stats.progress = progress;
   if (a.is_complex()) {
     permanent_dp_complex(a, order, threads, result, stats);
   } else if (a.has_integer_values()) {
@@ -345,6 +352,7 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
     double abs_permanent = std::fabs(result.value);
     if (detail::has_negative_value(a)) {
       detail::dp_run_stats abs_stats;
+      abs_stats.progress = stats.progress;
       abs_permanent =
           detail::run_dp_words<detail::dp_double>(detail::absolute_values(a), order, threads, abs_stats).value();
       result.arithmetic += "; bound from a second run on |A|";
@@ -389,9 +397,11 @@ struct dp {
 }  // namespace engines
 
 // The dp engine on a matrix, in the column order `order` (frontier_orders).
-inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0) {
+inline permanent_result permanent_dp(const sparse_matrix& matrix, const frontier_order& order, int threads = 0,
+                                     const progress_counter* progress = nullptr) {
   const auto start = std::chrono::steady_clock::now();
-  permanent_result result = dp_result(engines::dp::name, matrix, order, permanent_dp_value(matrix, order, threads));
+  permanent_result result = dp_result(engines::dp::name, matrix, order,
+                                      permanent_dp_value(matrix, order, threads, dp_states::automatic, progress));
   result.threads = detail::engine_threads(threads);
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -403,8 +413,8 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 
 }
 
 inline permanent_result engines::dp::run(const engine_task& task, const compute_options& options) {
-  return task.order ? permanent_dp(task.matrix, *task.order, options.threads)
-                    : permanent_dp(task.matrix, options.threads);
+  return permanent_dp(task.matrix, task.order ? *task.order : frontier_orders(task.matrix).front(), options.threads,
+                      options.progress);
 }
 
 inline void engines::dp::estimate(const planner_block& block, engine_estimate& e) {

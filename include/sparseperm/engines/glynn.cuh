@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../core/engine_error.cuh"
+#include "../core/progress.cuh"
 #include "../core/result.cuh"
 #include "../detail/format.cuh"
 #include "../detail/threads.cuh"
@@ -316,18 +317,24 @@ struct glynn_plan {
 // The run in one arithmetic on OpenMP threads: V the column sums' type, P the products', Sum the
 // accumulator; longest_chain: the most additions into one accumulator.
 template <class V, class P, class Sum>
-Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::uint64_t& longest_chain) {
-  const glynn_plan<V, P> plan(g, 16LL * std::max(threads, 1));
+Sum glynn_sum(const glynn_setup& g, const std::vector<V>& u, int threads, std::uint64_t& longest_chain,
+              const progress_counter* progress = nullptr) {
+  // about 16 tasks a thread; a long run in tasks of about 2^24 terms (at most 2^18 of them), which a
+  // stop request waits for
+  const double long_run_tasks = std::min(std::ldexp(g.terms, -24), std::ldexp(1.0, 18));
+  const glynn_plan<V, P> plan(g, std::max(16LL * std::max(threads, 1), static_cast<long long>(long_run_tasks)));
   const glynn_tables<V, P> tables = plan.tables(g, u.data());
   longest_chain = plan.walk_terms + static_cast<std::uint64_t>(plan.tasks);
   std::vector<Sum> partial(static_cast<std::size_t>(plan.tasks));
   parallel_for<schedule::dynamic_one>(plan.tasks, threads, [&](const std::int64_t index) {
+    if (stop_requested(progress)) return;
     std::vector<int> m(static_cast<std::size_t>(g.rows)), direction(static_cast<std::size_t>(g.rows));
     std::vector<V> v(static_cast<std::size_t>(g.columns));
     Sum local;
     glynn_task(tables, index, m.data(), direction.data(), v.data(), local);
     partial[static_cast<std::size_t>(index)] = local;
   });
+  throw_if_stopped(progress);
   Sum total;
   for (const Sum& s : partial) total.merge(s);
   return total;
@@ -424,17 +431,18 @@ namespace detail {
 
 // What a summer (below) is told and tells beside the sum.
 struct glynn_summing {
-  int threads = 1;                       // in: CPU threads; out: the threads that summed
-  std::uint64_t longest_chain = 0;       // the most additions into one accumulator
-  std::optional<double> device_seconds;  // the kernel's time (CUDA events) where a GPU summed
-  std::string where;                     // the device, for the plan
+  int threads = 1;                             // in: CPU threads; out: the threads that summed
+  std::uint64_t longest_chain = 0;             // the most additions into one accumulator
+  std::optional<double> device_seconds;        // the kernel's time (CUDA events) where a GPU summed
+  std::string where;                           // the device, for the plan
+  const progress_counter* progress = nullptr;  // in: the caller's stop request
 };
 
 // Sums a run on OpenMP threads (glynn_sum).
 struct glynn_on_host {
   template <class V, class P, class Sum>
   Sum operator()(const glynn_setup& g, const std::vector<V>& u, glynn_summing& summing) const {
-    return glynn_sum<V, P, Sum>(g, u, summing.threads, summing.longest_chain);
+    return glynn_sum<V, P, Sum>(g, u, summing.threads, summing.longest_chain, summing.progress);
   }
 };
 
@@ -464,6 +472,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const compute_options& o
   const std::size_t cells = g.re.size();
   glynn_summing summing;
   summing.threads = result.threads;
+  summing.progress = options.progress;
   std::string arithmetic;
   const bool integer = matrix.has_integer_values();
   const bool exact =

@@ -33,6 +33,7 @@
 
 #include "../core/config.cuh"
 #include "../core/engine_error.cuh"
+#include "../core/progress.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
 #include "../matrix/sparse_matrix.cuh"
@@ -307,6 +308,7 @@ std::vector<typename Arith::entry> ranked_entries(const ranked_dp_plan& plan, co
 // lanes.
 struct ranked_dp_on_host {
   int threads = 1;
+  const progress_counter* progress = nullptr;  // a stop request ends the run between steps
   template <class Arith>
   std::vector<double> operator()(const ranked_dp_plan& plan, const Arith& arith) const {
     const std::vector<std::uint64_t> binomial = ranked_binomials();
@@ -314,6 +316,7 @@ struct ranked_dp_on_host {
     std::vector<double> old(Arith::lanes), next;
     Arith::one(old.data());
     for (const ranked_dp_step& s : plan.steps) {
+      throw_if_stopped(progress);
       next.assign(Arith::lanes * s.new_states, 0.0);
       constexpr std::int64_t chunk = 4096;
       const auto chunks = static_cast<std::int64_t>((s.new_states + chunk - 1) / chunk);
