@@ -134,24 +134,11 @@ inline std::vector<int> parse_multiplicities(const arguments& args, const char* 
 inline void apply_multiplicities(const arguments& args, matrix_market_file& file) {
   if (!args.value("row-multiplicities") && !args.value("column-multiplicities")) return;
   const int n = file.matrix.n();
-  const std::vector<int> rows = parse_multiplicities(args, "row-multiplicities", n);
-  const std::vector<int> columns = parse_multiplicities(args, "column-multiplicities", n);
-  long long row_total = 0, column_total = 0;
-  for (int r : rows) row_total += r;
-  for (int c : columns) column_total += c;
-  if (row_total != column_total) {
-    throw usage_error("the row multiplicities sum to " + std::to_string(row_total) +
-                      " and the column multiplicities to " + std::to_string(column_total) +
-                      ": the repeated matrix would not be square");
-  }
-  if (row_total > max_matrix_market_dimension) throw usage_error("the multiplicities sum beyond the size limit");
-  if (!file.matrix.input_rounding().empty()) {
-    std::vector<double> rounding;  // each copy of a row keeps its row's bound
-    for (int i = 0; i < n; ++i) rounding.insert(rounding.end(), rows[i], file.matrix.input_rounding()[i]);
-    file.matrix = expand_lines(file.matrix, rows, columns);
-    file.matrix.set_input_rounding(std::move(rounding));
-  } else {
-    file.matrix = expand_lines(file.matrix, rows, columns);
+  try {
+    file.matrix = expand_lines(file.matrix, parse_multiplicities(args, "row-multiplicities", n),
+                               parse_multiplicities(args, "column-multiplicities", n));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
   }
 }
 

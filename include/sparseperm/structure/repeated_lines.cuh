@@ -76,30 +76,38 @@ inline line_classes identical_rows(const sparse_matrix& a) {
 
 inline line_classes identical_columns(const sparse_matrix& a) { return identical_rows(detail::transposed(a)); }
 
-// The matrix with row i repeated rows[i] times and column j columns[j] times; both lists have one
-// count per line and the same total, which is the new dimension.
-inline sparse_matrix expand_lines(const sparse_matrix& a, const std::vector<int>& rows,
-                                  const std::vector<int>& columns) {
+// The largest matrix repeating lines may make.
+inline constexpr long long max_expanded_n = 1 << 20;
+
+// The matrix with row i repeated rows[i] times and column j columns[j] times (an empty list: once
+// each), checked for the caller's user: one count per line, none below 0, equal totals (the new
+// dimension) within max_expanded_n; else std::invalid_argument saying which. Each copy of a row keeps
+// the row's input rounding (a file's decimal values).
+inline sparse_matrix expand_lines(const sparse_matrix& a, std::vector<int> rows, std::vector<int> columns) {
   const auto n = static_cast<std::size_t>(a.n());
-  if (rows.size() != n || columns.size() != n) {
-    throw std::invalid_argument("expand_lines: " + std::to_string(rows.size()) + " row and " +
-                                std::to_string(columns.size()) + " column multiplicities for a " + std::to_string(n) +
-                                " x " + std::to_string(n) + " matrix");
-  }
-  const auto first_copies = [](const std::vector<int>& counts) {
-    std::vector<long long> first(counts.size() + 1, 0);
-    for (std::size_t k = 0; k < counts.size(); ++k) {
-      if (counts[k] < 0) throw std::invalid_argument("expand_lines: a negative multiplicity");
-      first[k + 1] = first[k] + counts[k];
+  const auto counts = [n](std::vector<int>& given, const char* lines) {
+    if (given.empty()) given.assign(n, 1);
+    if (given.size() != n) {
+      throw std::invalid_argument(std::to_string(given.size()) + " " + lines +
+                                  " multiplicities (counts) for a matrix of " + std::to_string(n) + " " + lines + "s");
+    }
+    std::vector<long long> first(n + 1, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (given[k] < 0) throw std::invalid_argument(std::string("a ") + lines + " multiplicity below 0");
+      first[k + 1] = first[k] + given[k];
     }
     return first;
   };
-  const std::vector<long long> row_first = first_copies(rows), column_first = first_copies(columns);
+  const std::vector<long long> row_first = counts(rows, "row"), column_first = counts(columns, "column");
   if (row_first.back() != column_first.back()) {
-    throw std::invalid_argument("expand_lines: the row multiplicities sum to " + std::to_string(row_first.back()) +
-                                " and the column multiplicities to " + std::to_string(column_first.back()));
+    throw std::invalid_argument("the row multiplicities sum to " + std::to_string(row_first.back()) +
+                                " and the column multiplicities to " + std::to_string(column_first.back()) +
+                                ": the repeated matrix would not be square");
   }
-  if (row_first.back() > 1 << 20) throw std::invalid_argument("expand_lines: the expanded matrix is too large");
+  if (row_first.back() > max_expanded_n) {
+    throw std::invalid_argument("the multiplicities sum to " + std::to_string(row_first.back()) +
+                                ", beyond the size limit of " + std::to_string(max_expanded_n));
+  }
   std::vector<matrix_entry> entries;
   for (const matrix_entry& e : a.entries()) {
     for (int r = 0; r < rows[e.row]; ++r) {
@@ -109,7 +117,13 @@ inline sparse_matrix expand_lines(const sparse_matrix& a, const std::vector<int>
       }
     }
   }
-  return sparse_matrix::from_entries(static_cast<int>(row_first.back()), std::move(entries));
+  sparse_matrix expanded = sparse_matrix::from_entries(static_cast<int>(row_first.back()), std::move(entries));
+  if (!a.input_rounding().empty()) {
+    std::vector<double> rounding;
+    for (std::size_t i = 0; i < n; ++i) rounding.insert(rounding.end(), rows[i], a.input_rounding()[i]);
+    expanded.set_input_rounding(std::move(rounding));
+  }
+  return expanded;
 }
 
 }  // namespace sparseperm

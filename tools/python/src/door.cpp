@@ -81,27 +81,7 @@ matrix_entry checked_entry(std::int64_t n, std::int64_t i, std::int64_t j, doubl
 // The matrix with row i repeated r[i] times and column j c[j] times (the CLI's multiplicity flags).
 sparse_matrix with_multiplicities(const sparse_matrix& a, const door_options& o) {
   if (o.row_multiplicities.empty() && o.column_multiplicities.empty()) return a;
-  const auto counts = [&](const std::vector<int>& given, const char* what) {
-    if (given.empty()) return std::vector<int>(static_cast<std::size_t>(a.n()), 1);
-    if (given.size() != static_cast<std::size_t>(a.n())) {
-      bad_input(std::string(what) + ": " + std::to_string(given.size()) + " counts for a matrix of " +
-                std::to_string(a.n()) + (what[0] == 'r' ? " rows" : " columns"));
-    }
-    for (int k : given)
-      if (k < 0) bad_input(std::string(what) + ": a count below 0");
-    return given;
-  };
-  const std::vector<int> rows = counts(o.row_multiplicities, "rows");
-  const std::vector<int> columns = counts(o.column_multiplicities, "cols");
-  long long row_total = 0, column_total = 0;
-  for (int r : rows) row_total += r;
-  for (int c : columns) column_total += c;
-  if (row_total != column_total) {
-    bad_input("the row multiplicities sum to " + std::to_string(row_total) + " and the column multiplicities to " +
-              std::to_string(column_total) + ": the repeated matrix would not be square");
-  }
-  check_size(row_total);
-  return translated([&] { return expand_lines(a, rows, columns); });
+  return translated([&] { return expand_lines(a, o.row_multiplicities, o.column_multiplicities); });
 }
 
 sparse_matrix to_sparse(const door_matrix& m, const door_options& o) {
