@@ -115,6 +115,8 @@ struct gpu_sparse_columns {
   }
 };
 
+inline constexpr int gpu_sparse_chunk_bits_min = 32, gpu_sparse_chunk_bits_max = 34;
+
 template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                 const gpu::launch_options& options, bool doubled) {
@@ -129,6 +131,11 @@ permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<i
   const gpu_sparse_shared_size<X> bytes_for{n, nnz};
   gpu::launch_options run = options;
   run.identity = sparse_columns_identity<X, Sum>(columns);
+  // about 5x gpu-cached's time a step: chunks of 2^32 to 2^34 steps take what gpu-cached's of 2^36
+  // to 2^38 do (0.1 to 0.4 s at n = 46, p = 0.5), long enough to hide the reduction of a chunk's
+  // sums and short enough that a stop request (Ctrl-C) ends the run within a second
+  run.min_chunk_bits = std::min(run.min_chunk_bits, gpu_sparse_chunk_bits_min);
+  run.max_chunk_bits = std::min(run.max_chunk_bits, gpu_sparse_chunk_bits_max);
   std::size_t shared_bytes = 0;
   gpu::run_ryser_chunks<Sum>(result, n, Product{}(columns.x0.data(), n, 1), run, {columns.grid}, [&](int d) {
     cudaDeviceProp device{};

@@ -52,6 +52,9 @@ struct launch_options {
   // For tests: chunks of at least 2^min_chunk_bits steps (small matrices in several chunks), and the
   // device at index failing_device of `devices` failing after failing_after chunks.
   int min_chunk_bits = sparseperm::detail::device_chunk_bits_min;
+  // chunks of at most 2^max_chunk_bits steps: an engine slow per step (gpu-sparse) takes smaller ones,
+  // which a stop request waits for
+  int max_chunk_bits = sparseperm::detail::device_chunk_bits_max;
   int failing_device = -1;
   int failing_after = 0;
 };
@@ -102,7 +105,7 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
   const std::vector<int> devices = options.devices.empty() ? std::vector<int>{0} : options.devices;
   for (const int d : devices) select_device(d, result.engine);  // unknown devices fail here, before any thread
   const sparseperm::detail::device_chunking chunking = sparseperm::detail::plan_device_chunks(
-      n, options.min_chunk_bits, std::max(options.min_chunk_bits, sparseperm::detail::device_chunk_bits_max));
+      n, options.min_chunk_bits, std::max(options.min_chunk_bits, options.max_chunk_bits));
   const std::size_t count = devices.size();
 
   // the workers: set up on each device, agree on the thread count, then take chunks until none is left
