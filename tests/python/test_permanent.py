@@ -178,6 +178,12 @@ def test_bad_options():
         sparseperm.permanent(np.full((3, 3), 0.5), precision="exact")
     with pytest.raises(ValueError, match="threads"):
         sparseperm.permanent(a, threads=0)
+    with pytest.raises(ValueError, match="devices: 'x' is not"):
+        sparseperm.permanent(a, devices="x")
+    with pytest.raises(ValueError, match="outside"):
+        sparseperm.permanent(a, devices=[0, -1])
+    with pytest.raises(ValueError, match="empty item"):
+        sparseperm.permanent(a, devices="0,,1")
     with pytest.raises(ValueError, match="counts"):
         sparseperm.permanent(a, rows=[1, 2])
     with pytest.raises(ValueError, match="not be square"):
@@ -192,6 +198,8 @@ def test_bad_options():
 def test_gpu_engine_unavailable_here():
     with pytest.raises(sparseperm.EngineUnavailableError):
         sparseperm.permanent(np.ones((4, 4)), engine="gpu-sparse")
+    with pytest.raises(sparseperm.EngineUnavailableError, match="no CUDA device"):
+        sparseperm.permanent(np.ones((4, 4)), devices="all")
     assert issubclass(sparseperm.EngineUnavailableError, RuntimeError)
 
 

@@ -139,22 +139,13 @@ inline std::vector<std::string> split_list(const std::string& option, const std:
   }
 }
 
-// --devices: "all" (the `present` devices), "split" (this rank's share of them: device d where d
-// mod host_ranks is host_rank, the rank's place among the `host_ranks` ranks on its host; a device a
-// rank when there are more ranks than devices) or a list of device numbers.
+// --devices (engines/engine.cuh's parse_device_list), its mistakes as usage errors.
 inline std::vector<int> parse_devices(const std::string& text, int present, int host_rank = 0, int host_ranks = 1) {
-  std::vector<int> devices;
-  if (text == "all" || text == "split") {
-    if (present <= 0) throw usage_error("option '--devices': '" + text + "', but there is no CUDA device");
-    if (text == "split" && host_ranks > present) return {host_rank % present};
-    for (int d = 0; d < present; ++d)
-      if (text == "all" || d % host_ranks == host_rank) devices.push_back(d);
-    return devices;
+  try {
+    return parse_device_list(text, present, host_rank, host_ranks);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("option '--devices': ") + e.what());
   }
-  for (const std::string& item : split_list("devices", text)) {
-    devices.push_back(static_cast<int>(parse_integer("devices", item, 0, 1023)));
-  }
-  return devices;
 }
 
 // One line on stderr: `message` escaped (detail/text.cuh), since it may quote a file's name or bytes.

@@ -24,8 +24,11 @@
 //   module_type, module_header   the tag's C++ name and header, which the module's source includes
 //   plan_text(module_info)       the plan line of a result
 //   plan<M, Arith>, split_signs, describe<Plan>(info), steps<Plan>(...): module/definition.cuh
+#include <algorithm>
+#include <charconv>
 #include <concepts>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -250,6 +253,37 @@ struct compute_options {
 
   int first_device() const { return devices.empty() ? 0 : devices.front(); }
 };
+
+// compute_options::devices from text (the tool's --devices, Python's devices=): "all" (the `present`
+// devices), "split" (this rank's share of them: device d where d mod host_ranks is host_rank, the
+// rank's place among the `host_ranks` ranks on its host; a device a rank when there are more ranks
+// than devices) or a comma-separated list of device numbers in [0, 1023]. A mistake throws
+// std::invalid_argument saying it; "all" or "split" without a device says "there is no CUDA device".
+inline std::vector<int> parse_device_list(std::string_view text, int present, int host_rank = 0, int host_ranks = 1) {
+  std::vector<int> devices;
+  const std::string quoted = "'" + std::string(text) + "'";
+  if (text == "all" || text == "split") {
+    if (present <= 0) throw std::invalid_argument(quoted + ", but there is no CUDA device");
+    if (text == "split" && host_ranks > present) return {host_rank % present};
+    for (int d = 0; d < present; ++d)
+      if (text == "all" || d % host_ranks == host_rank) devices.push_back(d);
+    return devices;
+  }
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    if (item.empty()) throw std::invalid_argument("empty item in " + quoted);
+    int device = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), device);
+    if (error != std::errc{} || end != item.data() + item.size()) {
+      throw std::invalid_argument("'" + std::string(item) + "' is not 'all', 'split' or a device number");
+    }
+    if (device < 0 || device > 1023) throw std::invalid_argument(std::string(item) + " is outside [0, 1023]");
+    devices.push_back(device);
+    if (comma == text.size()) return devices;
+    start = comma + 1;
+  }
+}
 
 // How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the
 // compilers, the module cache and the loaders. A program that does not include it has the other

@@ -106,26 +106,16 @@ int devices_present() {
 #endif
 }
 
+// devices=: the tool's grammar (parse_device_list); no CUDA device for "all" is an unavailable engine.
 std::vector<int> parse_devices(const std::string& text) {
   if (text.empty()) return {0};
-  const int present = devices_present();
-  std::vector<int> devices;
-  if (text == "all") {
-    if (present == 0) throw door_error(door_error::kind::unavailable, "devices='all', but there is no CUDA device");
-    for (int d = 0; d < present; ++d) devices.push_back(d);
-    return devices;
+  try {
+    return parse_device_list(text, devices_present());
+  } catch (const std::invalid_argument& e) {
+    const bool none = devices_present() == 0 && (text == "all" || text == "split");
+    throw door_error(none ? door_error::kind::unavailable : door_error::kind::bad_input,
+                     std::string("devices: ") + e.what());
   }
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 4 ||
-        !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      bad_input("devices: '" + text + "' is not 'all' or a list of device numbers");
-    devices.push_back(std::stoi(item));
-    at = comma + 1;
-  }
-  return devices;
 }
 
 compute_options to_options(const door_options& o, progress_counter* progress) {
