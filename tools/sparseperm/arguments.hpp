@@ -24,6 +24,7 @@
 #include <sparseperm/core/process_group.cuh>
 #include <sparseperm/detail/journal.cuh>
 #include <sparseperm/detail/text.cuh>
+#include <sparseperm/engines/engine.cuh>
 #include <sparseperm/matrix/input_error.cuh>
 
 namespace sparseperm::cli {
