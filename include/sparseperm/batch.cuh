@@ -81,20 +81,25 @@ enum class batch_route { planned, dense_cpu, dense_gpu };
 
 // A dense matrix cpu-sparse's loop certifies without a plan, as compute_permanent would (no unit
 // scaling needed, the arithmetic it would choose holds it), or nothing.
+// Whether the run is in floating arithmetic: non-integer values, or a floating precision asked for.
+inline bool floating_run(const sparse_matrix& a, const compute_options& options) {
+  return options.precision != precision::exact &&
+         (!a.has_integer_values() || options.precision == precision::double_sums ||
+          options.precision == precision::compensated);
+}
+
 inline bool dense_batch_eligible(const sparse_matrix& a, const compute_options& options) {
   const int n = a.n();
   if (n <= tiny_matrix_n || n > dense_batch_max_n || a.nnz() != static_cast<std::int64_t>(n) * n) return false;
   if (needs_unit_scaling(a)) return false;
-  const bool floating = !a.has_integer_values() || options.precision == precision::double_sums ||
-                        options.precision == precision::compensated;
-  if (floating) return options.precision != precision::exact && !ryser_bound_refusal(a);
-  return !exact_refusal(a, engines::cpu_sparse::name, description_of<engines::cpu_sparse>.exact);
+  if (floating_run(a, options)) return !ryser_bound_refusal(a);
+  // exact: integer values only, in an arithmetic cpu-sparse has
+  return a.has_integer_values() &&
+         !exact_refusal(a, engines::cpu_sparse::name, description_of<engines::cpu_sparse>.exact);
 }
 
 inline bool gpu_batch_eligible(const sparse_matrix& a, const compute_options& options) {
-  return a.n() >= gpu_batch_min_n && a.n() <= gpu_batch_max_n && options.precision != precision::exact &&
-         (!a.has_integer_values() || options.precision == precision::double_sums ||
-          options.precision == precision::compensated);
+  return a.n() >= gpu_batch_min_n && a.n() <= gpu_batch_max_n && floating_run(a, options);
 }
 
 inline double dense_batch_steps(int n) { return std::ldexp(1.0, n - 1) * (n + 2); }
