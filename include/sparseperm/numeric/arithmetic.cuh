@@ -1,7 +1,7 @@
 #pragma once
 // Arithmetic, one concept: what a caller asks of an engine (precision) and what the engine runs
 // (arithmetic). The CLI's --precision, the planner, module_info and the kernels all speak these two
-// enums; the accumulator and product types of each arithmetic are ryser/arithmetic_types.cuh's.
+// enums; the types of each arithmetic (values, products, sums) are numeric/value_types.cuh's.
 //
 //   precision (asked)  automatic    the default: integer matrices exact in the cheapest exact arithmetic
 //                                   that holds them (below), otherwise double with compensated sums
@@ -87,6 +87,9 @@ enum class arithmetic_site { host_runtime, host_generated, gpu_runtime, gpu_gene
 constexpr bool is_runtime(arithmetic_site s) {
   return s == arithmetic_site::host_runtime || s == arithmetic_site::gpu_runtime;
 }
+
+// The prime counts a run-time Ryser engine is compiled for: five instantiations instead of sixteen.
+using runtime_prime_counts = std::integer_sequence<int, 1, 2, 4, 8, 16>;
 
 // The time of a Ryser engine in an exact arithmetic relative to its time in double on the same
 // matrix, as measured (tools/benchmarks.md, "Counting: 0/1 matrices"): the planner's price of exactness.

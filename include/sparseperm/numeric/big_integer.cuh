@@ -57,6 +57,17 @@ class big_integer {
     return result;
   }
 
+  // The magnitude's limbs, least significant first (no leading zero limb), and back: a record's
+  // bytes (run/record_codec.cuh).
+  const std::vector<std::uint32_t>& magnitude() const noexcept { return limbs_; }
+  static big_integer from_magnitude(bool negative, std::vector<std::uint32_t> limbs) {
+    while (!limbs.empty() && limbs.back() == 0) limbs.pop_back();
+    big_integer v;
+    v.limbs_ = std::move(limbs);
+    v.negative_ = negative && !v.limbs_.empty();
+    return v;
+  }
+
   bool is_zero() const noexcept { return limbs_.empty(); }
   bool negative() const noexcept { return negative_; }
   std::size_t bits() const noexcept {

@@ -1,10 +1,10 @@
 #pragma once
 // What a generated Ryser kernel is specialised to, all decided at compile time from the matrix type:
-// the column and row order, the values in the kernel's arithmetic, the start state x_0, and (for
-// CodeGen-Hybrid) the register partition.
+// the column and row order, the values in the kernel's arithmetic (numeric/value_types.cuh), the
+// start state x_0, and (for CodeGen-Hybrid) the register partition.
 //
 //   double_arithmetic  x and the values in double, each value rounded once to its row's grid so
-//                      that every x is exact (numeric/error_bound.cuh)
+//                      that every x is exact (matrix/row_grids.cuh)
 //   exact_arithmetic   x doubled to integers (2·x_0 = a(:, n−1) − Σ_{j<n−1} a(:, j), updates ±2a),
 //                      products and sums in 128 bits; for integer matrices whose bound fits
 //   residue_arithmetic<K>  x doubled as above, in doubles; products and sums modulo the first K
@@ -14,6 +14,8 @@
 //                      Σ (|re| + |im|)), complex products
 //   gaussian_exact_arithmetic   Gaussian-integer matrices: doubled x as int64 parts, products and
 //                      sums in 128-bit parts
+//   (which of them a matrix type runs: matrix/exactness.cuh's automatic_arithmetic<M> and
+//   exact_arithmetic_of<M>)
 //
 //   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
 //                                 ascending degree) or permanent_order (Algorithm 3)
@@ -27,63 +29,14 @@
 #include "../core/config.cuh"
 #include "../matrix/column_masks.cuh"
 #include "../matrix/pattern.cuh"
+#include "../matrix/row_grids.cuh"
 #include "../numeric/complex.cuh"
 #include "../numeric/error_bound.cuh"
-#include "../numeric/int128_bound.cuh"
 #include "../numeric/modular.cuh"
+#include "../numeric/value_types.cuh"
 #include "ordering.cuh"
 
 namespace sparseperm {
-
-struct double_arithmetic {
-  using value = double;
-  using product = double;
-  static constexpr bool exact = false;
-  static constexpr const char* name = "double";
-};
-
-#if SPARSEPERM_HAS_INT128
-struct exact_arithmetic {
-  using value = std::int64_t;
-  using product = __int128;
-  static constexpr bool exact = true;
-  static constexpr const char* name = "exact 128-bit integers";
-};
-#endif
-
-struct complex_double_arithmetic {
-  using value = complex_double;
-  using product = complex_double;
-  static constexpr bool exact = false;
-  static constexpr const char* name = "complex double";
-};
-
-#if SPARSEPERM_HAS_INT128
-struct gaussian_exact_arithmetic {
-  using value = complex_number<std::int64_t>;
-  using product = complex_number<__int128>;
-  static constexpr bool exact = true;
-  static constexpr const char* name = "exact Gaussian integers in 128 bits";
-};
-#endif
-
-template <int K>
-struct residue_arithmetic {
-  using value = double;  // doubled x: integers below 2^24
-  using product = detail::residues<K>;
-  static constexpr bool exact = true;
-  static constexpr int primes = K;
-  static constexpr const char* name = "exact: residues modulo primes below 2^25, joined by the CRT";
-};
-
-namespace detail {
-template <class Arith>
-inline constexpr bool is_residue_arithmetic = requires {
-  Arith::primes;
-};
-template <class Arith>
-inline constexpr bool is_complex_arithmetic = is_complex_number<typename Arith::value>;
-}  // namespace detail
 
 template <int N, int NNZ, class Value>
 struct ryser_arrays {
@@ -96,61 +49,6 @@ struct ryser_arrays {
   double x_bound[N > 0 ? N : 1]{};  // |x_i| ≤ Σ_j |a_ij| / 2 in the arithmetic's scale (doubled x: Σ_j |a_ij|)
   matrix_order order;               // position → original index
 };
-
-// The row grids of a matrix's values (numeric/error_bound.cuh), in the matrix's own row numbering:
-// double arithmetic rounds each value to its row's grid once, so that every x is exact.
-template <int N>
-struct row_grid_exponents {
-  int e[N > 0 ? N : 1]{};
-  bool representable = true;  // every row's Σ|a_ij| below 2^1021
-};
-
-template <int N, int NNZ>
-constexpr row_grid_exponents<N> grid_exponents_of(const pattern_arrays<N, NNZ>& a) {
-  double sums[N > 0 ? N : 1]{};
-  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += a.l1(k);  // Σ(|re| + |im|): a grid for both parts
-  row_grid_exponents<N> g;
-  for (int i = 0; i < N; ++i) {
-    g.e[i] = detail::grid_exponent(sums[i]);
-    if (g.e[i] > detail::max_grid_exponent) g.representable = false;
-  }
-  return g;
-}
-
-// A value as double arithmetic uses it: on its row's grid.
-template <int N>
-constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
-  return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
-}
-
-// What the row grids change, and the magnitudes the error bound needs (for a complex matrix the
-// sums are of |re| + |im| ≥ |a|, and no row counts as nonnegative).
-template <int N, int NNZ>
-constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
-  const row_grid_exponents<N> g = grid_exponents_of(a);
-  double rho[N > 0 ? N : 1]{}, sums[N > 0 ? N : 1]{};
-  bool negative[N > 0 ? N : 1]{};
-  for (int k = 0; k < NNZ; ++k) {
-    const int i = a.rows[k];
-    const double v = a.values[k], w = a.imag[k];
-    const double change = a.complex
-                              ? detail::relative_change_complex_bound(v, w, grid_value(g, i, v), grid_value(g, i, w))
-                              : detail::relative_change(v, grid_value(g, i, v));
-    if (change > rho[i]) rho[i] = change;
-    sums[i] += a.l1(k);
-    negative[i] = negative[i] || v < 0 || a.complex;
-  }
-  const double widen = a.complex ? detail::bound_margin : 1;  // as the run-time engines' complex sums
-  detail::grid_rounding_builder b;
-  for (int i = 0; i < N; ++i) b.row(rho[i], sums[i] * widen, negative[i]);
-  for (int j = 0; j < N; ++j) {
-    double sum = 0;
-    for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.l1(k);
-    b.column(sum * widen);
-  }
-  if (!g.representable) b.unrepresentable();
-  return b.facts();
-}
 
 // An entry in the arithmetic's values: doubled integers for exact arithmetic, the value on its
 // row's grid for floating point (each part, for complex values).
@@ -377,101 +275,5 @@ SPARSEPERM_HOST_DEVICE constexpr typename Plan::value start_value() {
     return plan_start<Plan, I>::re;
   }
 }
-
-// For integer matrices: do 128-bit integers hold every value of an exact run? (int128_bound.cuh)
-template <CompileTimeMatrix M>
-constexpr bool fits_exact_arithmetic() {
-#if SPARSEPERM_HAS_INT128
-  constexpr const auto& a = constants_of<M>;
-  if (!a.integer_values()) return false;
-  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};  // Gaussian integers: |re| + |im| bounds both parts
-  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.l1(k);
-  return detail::int128_bound_holds(row_sums, M::pattern::n, M::pattern::n - 1);
-#else
-  return false;
-#endif
-}
-
-// For integer matrices beyond the 128-bit bound: a proven bound on log2 |perm| (modular.cuh), and
-// whether residue arithmetic holds the matrix (every Σ_j |a_ij| ≤ 2^24, so doubled x stay below it).
-template <CompileTimeMatrix M>
-constexpr double permanent_bound_bits_of() {
-  constexpr int n = M::pattern::n;
-  constexpr const auto& a = constants_of<M>;
-  double row_sums[n > 0 ? n : 1]{}, column_sums[n > 0 ? n : 1]{};
-  int row_degrees[n > 0 ? n : 1]{}, column_degrees[n > 0 ? n : 1]{};
-  bool zero_one = true;
-  for (int j = 0; j < n; ++j) {
-    for (int k = a.start[j]; k < a.start[j + 1]; ++k) {
-      const double v = a.values[k] < 0 ? -a.values[k] : a.values[k];
-      zero_one = zero_one && v == 1;
-      row_sums[a.rows[k]] += v;
-      column_sums[j] += v;
-      ++row_degrees[a.rows[k]];
-      ++column_degrees[j];
-    }
-  }
-  return detail::permanent_bound_bits(row_sums, row_degrees, column_sums, column_degrees, n, zero_one);
-}
-
-template <CompileTimeMatrix M>
-constexpr bool fits_residue_arithmetic() {
-  constexpr const auto& a = constants_of<M>;
-  if (!a.integer_values() || a.complex) return false;  // residues are real
-  double row_sums[M::pattern::n > 0 ? M::pattern::n : 1]{};
-  for (int k = 0; k < a.nnz; ++k) row_sums[a.rows[k]] += a.values[k] < 0 ? -a.values[k] : a.values[k];
-  return detail::residues_hold(row_sums, M::pattern::n, permanent_bound_bits_of<M>());
-}
-
-// Double, or complex doubles for a complex matrix: what a generated engine runs without exactness.
-template <CompileTimeMatrix M>
-using floating_arithmetic_of = std::conditional_t<is_complex_matrix<M>, complex_double_arithmetic, double_arithmetic>;
-
-#if SPARSEPERM_HAS_INT128
-template <CompileTimeMatrix M>
-using integer_arithmetic_of = std::conditional_t<is_complex_matrix<M>, gaussian_exact_arithmetic, exact_arithmetic>;
-#endif
-
-// What --precision exact runs in a generated engine, the cheapest exact arithmetic that holds the
-// matrix (numeric/arithmetic.cuh's prices, which put residues first at every prime count where 128
-// bits hold a matrix: gpu-cached 0/1 n = 40, p = 0.1, 128-bit integers 19x the time of double, two
-// primes' residues 0.98x): residues modulo enough primes where they hold the matrix, else 128-bit
-// integers where they fit; void for a matrix neither holds, which callers refuse.
-template <CompileTimeMatrix M>
-using modular_arithmetic_of = residue_arithmetic<detail::primes_for_bits(permanent_bound_bits_of<M>())>;
-
-namespace detail {
-// (if constexpr, not std::conditional_t: modular_arithmetic_of's bound is computed only where residues hold)
-template <CompileTimeMatrix M>
-constexpr auto exact_arithmetic_choice() {
-  if constexpr (fits_residue_arithmetic<M>()) {
-    return std::type_identity<modular_arithmetic_of<M>>{};
-#if SPARSEPERM_HAS_INT128
-  } else if constexpr (fits_exact_arithmetic<M>()) {
-    return std::type_identity<integer_arithmetic_of<M>>{};
-#endif
-  } else {
-    return std::type_identity<void>{};
-  }
-}
-
-template <CompileTimeMatrix M>
-constexpr auto automatic_arithmetic_choice() {
-  using exact = typename decltype(exact_arithmetic_choice<M>())::type;
-  if constexpr (std::is_void_v<exact>) {
-    return std::type_identity<floating_arithmetic_of<M>>{};
-  } else {
-    return std::type_identity<exact>{};
-  }
-}
-}  // namespace detail
-
-template <CompileTimeMatrix M>
-using exact_arithmetic_of = typename decltype(detail::exact_arithmetic_choice<M>())::type;
-
-// The default (precision::automatic): exact for an integer matrix in its cheapest exact arithmetic
-// (exact_arithmetic_of), double for the others and for integer matrices no exact arithmetic holds.
-template <CompileTimeMatrix M>
-using automatic_arithmetic = typename decltype(detail::automatic_arithmetic_choice<M>())::type;
 
 }  // namespace sparseperm
