@@ -19,7 +19,8 @@
 #include "../core/progress.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
-#include "chunk_share.cuh"
+#include "../run/host_chunks.cuh"
+#include "../run/sharing.cuh"
 #include "gray_code.cuh"
 
 namespace sparseperm::detail {
@@ -34,7 +35,7 @@ struct host_chunking {
 
 // Journaled and distributed runs cut the steps into the same chunks whatever the thread count (4096
 // of them: 64 a thread up to 64 threads), so that a run resumed on other threads finds its chunks and
-// every rank cuts them alike (chunk_share.cuh).
+// every rank cuts them alike (run/chunk_dispatch.cuh).
 inline constexpr std::uint64_t fixed_chunks = 4096;
 
 inline host_chunking plan_host_chunks(int n, int threads, bool fixed = false) {
@@ -52,8 +53,8 @@ inline host_chunking plan_host_chunks(int n, int threads, bool fixed = false) {
 }
 
 // Σ_{g ≥ 1} of the steps' terms, reduced in chunk order into `sum` (which holds step 0's term). With
-// `shared` (a journal, or ranks: chunk_share.cuh), this process runs only its chunks that the journal
-// does not hold, journals each, and gets the others' from the ranks.
+// `shared` (a journal, or ranks: run/chunk_dispatch.cuh), this process runs only its chunks that the
+// journal does not hold, journals each, and gets the others' from the ranks.
 template <class Sum, class Steps>
 void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps& steps, Sum& sum,
                      host_chunking& chunking, shared_chunks* shared = nullptr) {
@@ -69,37 +70,9 @@ void sum_host_chunks(int n, int threads, progress_counter* progress, const Steps
     steps(first, end, local);
     return local;
   };
-  const int team = threads > 0 ? threads : 1;
-  std::vector<Sum> partial;
-  if (shared) {
-    static_assert(std::is_trivially_copyable_v<Sum>, "a shared chunk's sum is journaled and sent as its bytes");
-    shared->key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
-    // each thread takes chunks from the queue until it closes (chunk_share.cuh)
-    const auto run = [&](chunk_queue& queue, const auto& finish) {
-      parallel_for<schedule::static_one>(team, team, [&](std::int64_t) {
-        try {
-          while (const std::optional<std::uint64_t> c = queue.take(true)) {
-            finish(*c, sum_chunk(*c));
-            queue.finished();
-          }
-        } catch (...) {
-          queue.call_off();  // the others stop too
-          throw;
-        }
-      });
-    };
-    partial = run_chunk_share<Sum>(static_cast<std::uint64_t>(chunking.chunks), *shared, progress, steps_of,
-                                   static_cast<std::uint64_t>(team), run);
-  } else {
-    if (progress) progress->total.store(step_count(n) - 1, std::memory_order_relaxed);
-    partial.resize(static_cast<std::size_t>(chunking.chunks));
-    parallel_for<schedule::dynamic_one>(chunking.chunks, threads, [&](std::int64_t c) {
-      if (stop_requested(progress)) return;  // the remaining chunks are skipped
-      partial[static_cast<std::size_t>(c)] = sum_chunk(static_cast<std::uint64_t>(c));
-      if (progress) progress->done.fetch_add(steps_of(static_cast<std::uint64_t>(c)), std::memory_order_relaxed);
-    });
-    throw_if_stopped(progress);
-  }
+  if (shared) shared->key += "; chunks " + std::to_string(chunking.chunks) + " of " + std::to_string(chunk);
+  const std::vector<Sum> partial = run_chunks_on_host<Sum>(static_cast<std::uint64_t>(chunking.chunks), threads,
+                                                           progress, steps_of, sum_chunk, shared);
   for (const Sum& p : partial) sum.merge(p);
 }
 

@@ -4,13 +4,14 @@
 // a node failure loses the last second) resumes where its journal ends and gives the same result,
 // bit for bit (the chunks' sums are reduced in chunk order).
 //
-// The file starts with a line "sparseperm journal 1 <key digest>\n", where the key names everything
+// The file starts with a line "sparseperm journal 2 <key digest>\n", where the key names everything
 // that decides the chunks' sums (the matrix as the engine holds it, the engine, the arithmetic, the
 // chunking, the library's version); a journal with another key is refused, never mixed. Each record
-// is the chunk's index (8 bytes), the sum's bytes and 8 bytes of SHA-256 over both; a record that is
-// cut short or does not check (the run died while writing it) ends the journal there, and the file is
-// cut back to its last good record before appending. The file is created 0600, not through a link,
-// and locked while a run writes it.
+// is the chunk's index (8 bytes), the length of its bytes (8), the record's bytes
+// (run/record_codec.cuh) and 8 bytes of SHA-256 over all three; a record that is cut short or does
+// not check (the run died while writing it) ends the journal there, and the file is cut back to its
+// last good record before appending. The file is created 0600, not through a link, and locked while
+// a run writes it.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -27,9 +28,10 @@
 #include <string_view>
 
 #include "../core/engine_error.cuh"
-#include "file_descriptor.cuh"
-#include "sha256.cuh"
-#include "text.cuh"
+#include "../detail/file_descriptor.cuh"
+#include "../detail/sha256.cuh"
+#include "../detail/text.cuh"
+#include "record_codec.cuh"
 
 namespace sparseperm::detail {
 
@@ -76,16 +78,15 @@ inline void sync_journals_on_signal() noexcept {
 
 class checkpoint_journal {
  public:
-  // Opens (or creates) `path` for a run whose chunk sums are `payload_bytes` long and whose identity
-  // is `key`; the records already there can be read with find().
-  checkpoint_journal(const std::string& path, std::string_view key, std::size_t payload_bytes)
-      : path_(path), payload_(payload_bytes) {
+  // Opens (or creates) `path` for a run whose identity is `key`; the records already there can be
+  // read with find().
+  checkpoint_journal(const std::string& path, std::string_view key) : path_(path) {
     fd_ = file_descriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
     if (!fd_) fail("cannot open it: " + std::string(std::strerror(errno)));
     struct stat st {};
     if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) fail("it is not a regular file");
     if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
-    const std::string header = "sparseperm journal 1 " + hex_of(sha256::of(key)) + "\n";
+    const std::string header = "sparseperm journal 2 " + hex_of(sha256::of(key)) + "\n";
     std::string content;
     char buffer[1 << 16];
     for (;;) {
@@ -109,14 +110,15 @@ class checkpoint_journal {
             "remove it or name another file");
       }
       good = header.size();
-      const std::size_t record = 8 + payload_ + 8;
-      while (content.size() - good >= record) {
-        const std::string_view r(content.data() + good, record);
-        if (r.substr(8 + payload_) != std::string_view(check_of(r.substr(0, 8 + payload_)))) break;
-        std::uint64_t chunk = 0;
-        std::memcpy(&chunk, r.data(), 8);
-        sums_[chunk] = std::string(r.substr(8, payload_));
-        good += record;
+      for (;;) {  // index, length, bytes, check
+        byte_reader in(std::string_view(content).substr(good));
+        std::uint64_t chunk = 0, length = 0;
+        if (!in.get(chunk) || !in.get(length) || length > in.left() || in.left() - length < check_bytes) break;
+        const std::size_t body = 2 * sizeof(std::uint64_t) + static_cast<std::size_t>(length);
+        const std::string_view r(content.data() + good, body + check_bytes);
+        if (r.substr(body) != std::string_view(check_of(r.substr(0, body)))) break;
+        sums_[chunk] = std::string(r.substr(2 * sizeof(std::uint64_t), static_cast<std::size_t>(length)));
+        good += r.size();
       }
     }
     if (::ftruncate(fd_.get(), static_cast<off_t>(good)) != 0 || ::lseek(fd_.get(), 0, SEEK_END) < 0)
@@ -126,21 +128,20 @@ class checkpoint_journal {
 
   std::size_t resumed() const { return sums_.size(); }
 
-  // The sum of `chunk` from an earlier run, copied to `out` (payload_bytes), or false.
-  bool find(std::uint64_t chunk, void* out) const {
+  // The bytes of `chunk`'s record from an earlier run, or nothing.
+  const std::string* find(std::uint64_t chunk) const {
     const auto it = sums_.find(chunk);
-    if (it == sums_.end()) return false;
-    std::memcpy(out, it->second.data(), payload_);
-    return true;
+    return it == sums_.end() ? nullptr : &it->second;
   }
 
-  // Appends a finished chunk (threads may call it at once). The write reaches the kernel at once, so
-  // a killed process loses nothing; the disk is synced at most once a second (each sync costs
-  // about as much as a small chunk), so a machine that fails loses at most the last second.
-  void record(std::uint64_t chunk, const void* sum) {
-    std::string r(8 + payload_, '\0');
-    std::memcpy(r.data(), &chunk, 8);
-    std::memcpy(r.data() + 8, sum, payload_);
+  // Appends a finished chunk's record bytes (threads may call it at once). The write reaches the
+  // kernel at once, so a killed process loses nothing; the disk is synced at most once a second (each
+  // sync costs about as much as a small chunk), so a machine that fails loses at most the last second.
+  void record(std::uint64_t chunk, std::string_view bytes) {
+    byte_writer out;
+    out.put(chunk).put(static_cast<std::uint64_t>(bytes.size()));
+    std::string r = out.take();
+    r.append(bytes);
     r += check_of(r);
     const std::lock_guard lock(mutex_);
     if (!write_all(fd_.get(), r)) fail("cannot append to it");
@@ -157,16 +158,16 @@ class checkpoint_journal {
   }
 
  private:
+  static constexpr std::size_t check_bytes = 8;
   static std::string check_of(std::string_view bytes) {
     const sha256::digest d = sha256::of(bytes);
-    return std::string(reinterpret_cast<const char*>(d.data()), 8);
+    return std::string(reinterpret_cast<const char*>(d.data()), check_bytes);
   }
   [[noreturn]] void fail(const std::string& why) const {
     throw engine_error(engine_error::kind::bad_setting, "checkpoint journal '" + path_ + "': " + why);
   }
 
   std::string path_;
-  std::size_t payload_;
   file_descriptor fd_;
   std::map<std::uint64_t, std::string> sums_;
   std::mutex mutex_;
