@@ -4,11 +4,12 @@
 // Every call returns the same record (result.cuh). A 0×0 matrix has permanent 1; a matrix without a
 // perfect matching (structural rank < n) has permanent 0, found by matching before any engine runs.
 //
-// Engines (engines/catalog.cuh): dp, cpu-sparse and reference everywhere; gpu-sparse where this
-// translation unit is compiled by nvcc and a CUDA device is present; the generated engines
-// (cpu-cached, gpu-cached, gpu-hybrid, gpu-purereg) where the program includes <sparseperm/pipeline.cuh>
-// and the compiler they need is found at run time. `auto` follows the planner (planner.cuh): fine
-// blocks, degree reductions, the cheapest engine for each block.
+// Engines: those of engines/catalog.cuh, each where it can run. The host engines (placement host)
+// everywhere; the GPU ones where this translation unit is compiled by nvcc and a CUDA device is
+// present; the generated ones where compute_options::modules names a module runner
+// (module_pipeline(), <sparseperm/pipeline.cuh>) and the compiler they need is found at run time.
+// engine_unavailable(engine, options) says why one cannot. `auto` follows the planner (planner.cuh):
+// fine blocks, degree reductions, the cheapest engine for each block.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,13 +24,14 @@
 #include "core/progress.cuh"
 #include "core/result.cuh"
 #include "engines/catalog.cuh"
+#include "matrix/exactness.cuh"
+#include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
 #include "numeric/big_integer.cuh"
 #include "numeric/error_bound.cuh"
 #include "numeric/product_bound.cuh"
 #include "numeric/scaled_double.cuh"
 #include "planner.cuh"
-#include "ryser/runtime_arithmetic.cuh"
 #include "structure/matching.cuh"
 
 namespace sparseperm {
@@ -49,8 +51,7 @@ inline const engine_description& check_engine(const engine_description& engine, 
                                               const compute_options& options = {}) {
   const std::string name(engine.name);
   if (n > engine.max_n) {
-    throw engine_error(engine_error::kind::too_large, "n = " + std::to_string(n) + " exceeds the limit of engine '" +
-                                                          name + "' (n <= " + std::to_string(engine.max_n) + ")");
+    throw beyond_limit(engine.name, n, engine.max_n);
   }
   if (const auto why = engine_unavailable(engine, options)) {
     throw engine_error(engine_error::kind::unavailable, "engine '" + name + "' is not available: " + *why);
@@ -68,7 +69,7 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
       throw engine_error(engine_error::kind::refused, *why);
   }
   if (engine.rounds_to_grids) {  // the Ryser engines round values to row grids (numeric/error_bound.cuh)
-    if (const auto why = detail::ryser_bound_refusal(task.matrix)) {
+    if (const auto why = detail::row_grid_refusal(task.matrix)) {
       throw engine_error(
           engine_error::kind::refused,
           "engine '" + name + "' cannot certify a result for this matrix (" + *why + "); dp and reference can");
@@ -76,11 +77,10 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
   }
   permanent_result result;
   if (engine.generated()) {
-    const module_runner* runner = installed_module_runner();
-    if (runner == nullptr)
+    if (options.modules == nullptr)
       throw engine_error(engine_error::kind::unavailable,
                          "engine '" + name + "' is not available: " + *engine_unavailable(engine, options));
-    result = runner->run(engine, task, options);
+    result = options.modules->run(engine, task, options);
   } else {
     result = engine.run(task, options);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The module pipeline for the generated engines (gpu-cached, gpu-hybrid, gpu-purereg, cpu-cached): a
-// program that includes this header can run them through compute_permanent, the planner and the CLI.
+// program that includes this header and names it (compute_options::modules = module_pipeline()) runs
+// them through compute_permanent, the planner and the CLI.
 // It brings the code generation, the private module cache, the compilers (run without a shell), the
 // module proof and the loaders (dlopen of a memfd; the CUDA library API where nvcc compiles the
 // program): module/pipeline.cuh says how. A program that only computes with the run-time engines
@@ -128,7 +129,7 @@ inline constexpr module_runner pipeline_module_runner{&generated_engine_unavaila
 
 }  // namespace detail
 
-// Installs the pipeline as this program's way of running generated engines, before main.
-inline const bool pipeline_installed = (installed_module_runner() = &detail::pipeline_module_runner, true);
+// The pipeline as a program's way of running generated engines: compute_options::modules.
+inline const module_runner* module_pipeline() { return &detail::pipeline_module_runner; }
 
 }  // namespace sparseperm

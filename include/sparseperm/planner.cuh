@@ -26,11 +26,12 @@
 #include "core/engine_error.cuh"
 #include "detail/format.cuh"
 #include "engines/catalog.cuh"
+#include "matrix/exactness.cuh"
+#include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
 #include "numeric/big_integer.cuh"
 #include "numeric/scaled_double.cuh"
 #include "ryser/ordering.cuh"
-#include "ryser/runtime_arithmetic.cuh"
 #include "structure/block_decomposition.cuh"
 #include "structure/matching.cuh"
 #include "structure/reductions.cuh"
@@ -141,7 +142,7 @@ inline engine_estimate estimate_engine(const planner_block& block, const engine_
     e.why = "real matrices only";
   } else if (const auto why = engine_unavailable(engine, block.options)) {
     e.why = *why;
-  } else if (const auto uncertified = engine.rounds_to_grids ? ryser_bound_refusal(block.matrix) : std::nullopt) {
+  } else if (const auto uncertified = engine.rounds_to_grids ? row_grid_refusal(block.matrix) : std::nullopt) {
     e.why = *uncertified;
   } else if (const auto inexact = block.options.precision == precision::exact
                                       ? exact_refusal(block.matrix, engine.name, engine.exact)

@@ -2,7 +2,7 @@
 // The processes of one distributed run (MPI ranks, each with its own CPU threads or GPUs): which one
 // this is, how many there are, and how they talk. A run without one is rank 0 of 1. The library
 // knows no MPI: a program that runs under mpirun supplies the exchanges (the CLI does, in
-// tools/sparseperm/mpi_group.hpp), and the chunked Ryser engines (ryser/chunk_share.cuh) deal their
+// tools/sparseperm/mpi_group.hpp), and the chunked engines (run/chunk_dispatch.cuh) deal their
 // chunks out to the ranks as they ask and reduce the chunks' records exactly.
 #include <functional>
 #include <optional>

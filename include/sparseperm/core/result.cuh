@@ -166,4 +166,95 @@ inline std::optional<int> trusted_digits(const permanent_result& r) {
   return digits < 0 ? 0 : digits > 17 ? 17 : static_cast<int>(digits);
 }
 
+// The published record: the fields every consumer reads (the CLI's JSON, Python's Result, the
+// tests), each derived once from a result. for_each_field(r, f) calls f(name, value) in order; a value
+// is one of std::string, double (null where not finite), bool, std::int64_t, measured (seconds, six
+// digits), std::optional of those (null when empty), or a nested record (phase_seconds,
+// scaled_record) whose fields come the same way through its own for_each_field. A field added here
+// reaches JSON and Python at once.
+//
+//   permanent        the exact integer, or %.17g, or beyond double's range the decimal with its
+//                    exponent; "a + bi" for a complex matrix
+//   value            the permanent as a double; null for complex results and beyond double's range
+//   exact            computed in exact integer arithmetic
+//   complex, real, imag, real_value, imag_value   complex results only: the parts as text and numbers
+//   error_bound      a proven bound on |value − permanent| (complex: on the modulus of the
+//                    difference); text beyond double's range; null when exact
+//   trusted_digits   the significant digits the bound guarantees; null when exact
+//   exponent         beyond double's range: the power of ten of `permanent`; else null
+//   engine, n, nnz, threads, registers_per_thread, plan, seconds {plan, codegen, compile, compute, total}
+//   scaled           beyond double's range: {value, imag, exponent, error_bound}, the result as
+//                    (value + i·imag)·2^exponent within error_bound·2^exponent; else null
+struct measured {
+  double seconds = 0;
+};
+
+namespace detail {
+// A published field that may be null (std::optional of a kind above).
+template <class T>
+inline constexpr bool is_optional_field = false;
+template <class T>
+inline constexpr bool is_optional_field<std::optional<T>> = true;
+}  // namespace detail
+
+struct scaled_record {
+  double value = 0, imag = 0;
+  std::int64_t exponent = 0;
+  double error_bound = 0;
+};
+
+template <class F>
+void for_each_field(const phase_seconds& s, F&& f) {
+  f("plan", measured{s.plan});
+  f("codegen", measured{s.codegen});
+  f("compile", measured{s.compile});
+  f("compute", measured{s.compute});
+  f("total", measured{s.total});
+}
+
+template <class F>
+void for_each_field(const scaled_record& s, F&& f) {
+  f("value", s.value);
+  f("imag", s.imag);
+  f("exponent", s.exponent);
+  f("error_bound", s.error_bound);
+}
+
+template <class F>
+void for_each_field(const permanent_result& r, F&& f) {
+  const bool scaled = r.scale_exponent != 0;
+  const auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  f("permanent", complex_text(r));
+  f("value", r.complex || scaled ? std::nullopt : finite(r.value));
+  f("exact", r.exact);
+  if (r.complex) {
+    f("complex", true);
+    f("real", r.permanent);
+    f("imag", r.permanent_imag);
+    f("real_value", finite(r.value));
+    f("imag_value", finite(r.imag));
+  }
+  if (r.error_bound && scaled) {
+    f("error_bound", error_bound_text(r));
+  } else {
+    f("error_bound", r.error_bound);
+  }
+  const auto digits = trusted_digits(r);
+  f("trusted_digits", digits ? std::optional<std::int64_t>(*digits) : std::nullopt);
+  // the power of ten of `permanent` beyond double (complex results: `real` and `imag` carry their own)
+  f("exponent", scaled && !r.complex
+                    ? std::optional<std::int64_t>(scaled_decimal_parts(r.scaled_value, r.scale_exponent).power)
+                    : std::nullopt);
+  f("engine", r.engine);
+  f("n", static_cast<std::int64_t>(r.n));
+  f("nnz", r.nnz);
+  f("threads", static_cast<std::int64_t>(r.threads));
+  f("registers_per_thread", static_cast<std::int64_t>(r.registers_per_thread));
+  f("plan", r.plan);
+  f("seconds", r.seconds);
+  f("scaled", scaled ? std::optional<scaled_record>(
+                           scaled_record{r.scaled_value, r.scaled_imag, r.scale_exponent, r.scaled_error_bound})
+                     : std::nullopt);
+}
+
 }  // namespace sparseperm

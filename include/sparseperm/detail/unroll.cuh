@@ -30,11 +30,17 @@ SPARSEPERM_HOST_DEVICE inline void static_for(F&& f) {
   case J:                                                       \
     if constexpr (J < End) f(std::integral_constant<int, J>{}); \
     break;
-#define SPARSEPERM_DISPATCH_CASES8(J)                                                             \
-  SPARSEPERM_DISPATCH_CASE(J)                                                                     \
-  SPARSEPERM_DISPATCH_CASE(J + 1)                                                                 \
-  SPARSEPERM_DISPATCH_CASE(J + 2) SPARSEPERM_DISPATCH_CASE(J + 3) SPARSEPERM_DISPATCH_CASE(J + 4) \
-      SPARSEPERM_DISPATCH_CASE(J + 5) SPARSEPERM_DISPATCH_CASE(J + 6) SPARSEPERM_DISPATCH_CASE(J + 7)
+// clang-format off (it does not settle on one layout of these macro lines)
+#define SPARSEPERM_DISPATCH_CASES8(J) \
+  SPARSEPERM_DISPATCH_CASE(J)         \
+  SPARSEPERM_DISPATCH_CASE(J + 1)     \
+  SPARSEPERM_DISPATCH_CASE(J + 2)     \
+  SPARSEPERM_DISPATCH_CASE(J + 3)     \
+  SPARSEPERM_DISPATCH_CASE(J + 4)     \
+  SPARSEPERM_DISPATCH_CASE(J + 5)     \
+  SPARSEPERM_DISPATCH_CASE(J + 6)     \
+  SPARSEPERM_DISPATCH_CASE(J + 7)
+// clang-format on
 
 template <int End, class F>
 SPARSEPERM_HOST_DEVICE inline void static_dispatch(int j, F&& f) {
@@ -48,10 +54,18 @@ SPARSEPERM_HOST_DEVICE inline void static_dispatch(int j, F&& f) {
     return;
   }
   switch (j) {
+    // clang-format off
     SPARSEPERM_DISPATCH_CASES8(0)
     SPARSEPERM_DISPATCH_CASES8(8)
-    SPARSEPERM_DISPATCH_CASES8(16) SPARSEPERM_DISPATCH_CASES8(24) SPARSEPERM_DISPATCH_CASES8(32)
-        SPARSEPERM_DISPATCH_CASES8(40) SPARSEPERM_DISPATCH_CASES8(48) SPARSEPERM_DISPATCH_CASES8(56) default : break;
+    SPARSEPERM_DISPATCH_CASES8(16)
+    SPARSEPERM_DISPATCH_CASES8(24)
+    SPARSEPERM_DISPATCH_CASES8(32)
+    SPARSEPERM_DISPATCH_CASES8(40)
+    SPARSEPERM_DISPATCH_CASES8(48)
+    SPARSEPERM_DISPATCH_CASES8(56)
+    // clang-format on
+    default:
+      break;
   }
 }
 #undef SPARSEPERM_DISPATCH_CASES8

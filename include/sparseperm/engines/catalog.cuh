@@ -90,12 +90,11 @@ inline std::string complex_engine_names() {
 inline std::optional<std::string> engine_unavailable(const engine_description& engine,
                                                      const compute_options& options = {}) {
   if (engine.generated()) {
-    const module_runner* runner = installed_module_runner();
-    if (runner == nullptr) {
-      return "it compiles a module for each matrix, and this program does not include <sparseperm/pipeline.cuh>, which "
-             "does that";
+    if (options.modules == nullptr) {
+      return "it compiles a module for each matrix, and no module runner was named (compute_options::modules = "
+             "sparseperm::module_pipeline(), from <sparseperm/pipeline.cuh>)";
     }
-    return runner->unavailable(engine, options);
+    return options.modules->unavailable(engine, options);
   }
   if (engine.unavailable != nullptr) return engine.unavailable(options);
   return std::nullopt;

@@ -1,43 +1,13 @@
 #pragma once
-// The `cpu-sparse` engine: the paper's CPU-SparsePerman (Algorithm 1), with OpenMP over chunks.
-//
-//   - columns sorted by ascending degree, so the most often flipped columns touch the fewest rows;
-//   - step g updates only the rows of column ctz(g) (CSC), in the direction of Theorem 1;
-//   - zero tracking: the number of exactly-zero entries of x is kept up to date, and the product
-//     is skipped while it is not 0 (0/1 matrices hit zeros all the time);
-//   - the steps [1, 2^(n−1)) are cut into aligned power-of-two chunks; a thread rebuilds its start
-//     state x_{first−1} from gray(first − 1) (the paper's Section II-A), and chunks go to threads
-//     dynamically. Partial sums are kept per chunk and reduced in chunk order, so the result does not
-//     depend on the thread count's scheduling.
-//
-// Arithmetic (options.precision, ryser/runtime_arithmetic.cuh): by default exact for integer
-// matrices whose 128-bit bound holds (x doubled to integers, 128-bit products and sums), otherwise
-// double with compensated (TwoSum) sums; `exact` goes on beyond 128 bits with residues modulo primes.
+// The `cpu-sparse` engine's tag: the paper's CPU-SparsePerman (Algorithm 1), with OpenMP over chunks
+// (the algorithm: ryser/cpu_sparse.cuh).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <numeric>
-#include <string>
-#include <type_traits>
-#include <vector>
+#include <string_view>
 
-#include "../core/config.cuh"
-#include "../core/engine_error.cuh"
-#include "../core/progress.cuh"
-#include "../core/result.cuh"
-#include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
 #include "../matrix/sparse_matrix.cuh"
-#include "../numeric/accumulators.cuh"
-#include "../numeric/error_bound.cuh"
-#include "../numeric/exact_integer.cuh"
-#include "../ryser/arithmetic_types.cuh"
-#include "../ryser/gray_code.cuh"
-#include "../ryser/host_chunks.cuh"
-#include "../ryser/runtime_arithmetic.cuh"
-#include "../ryser/ryser_result.cuh"
-#include "../ryser/sparse_ryser.cuh"
+#include "../ryser/cpu_sparse.cuh"
 #include "engine.cuh"
 
 namespace sparseperm {
@@ -53,8 +23,18 @@ struct cpu_sparse : ryser_engine {
   static constexpr bool cpu_threads = true;
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
+  // A batch's dense matrix on one CPU thread (batch.cuh), fitted to an H100 host (16 threads;
+  // tools/benchmarks.md, "Batches"): its conversion and checks, then its steps.
+  static constexpr double batch_matrix_seconds = 4e-5, batch_step_per_row_seconds = 3.2e-9;
 
-  static permanent_result run(const engine_task& task, const compute_options& options);
+  static permanent_result run(const engine_task& task, const compute_options& options) {
+    return detail::run_cpu_sparse(task.matrix,
+                                  {.threads = options.threads,
+                                   .progress = options.progress,
+                                   .precision = options.precision,
+                                   .sharing = {options.checkpoint, options.processes}},
+                                  name);
+  }
   static void estimate(const planner_block& block, engine_estimate& e) {
     const int n = block.matrix.n();
     e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds *
@@ -65,163 +45,8 @@ struct cpu_sparse : ryser_engine {
 
 }  // namespace engines
 
-struct cpu_sparse_options {
-  int threads = 0;                       // 0: as many as OpenMP offers
-  progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
-  sparseperm::precision precision = sparseperm::precision::automatic;
-  detail::chunk_sharing sharing = {};  // a journal to resume from and append to, MPI ranks (ryser/chunk_share.cuh)
-};
-
-namespace detail {
-
-// The matrix as the inner loop reads it: CSC in the engine's column order, and the start state x_0.
-template <class X>
-struct ryser_columns {
-  int n = 0;
-  std::vector<std::int32_t> start;  // column j's entries are [start[j], start[j+1])
-  std::vector<std::int32_t> rows;
-  std::vector<X> values;
-  std::vector<X> x0;
-  grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
-};
-
-// Floating X: the values on their row grids (error_bound.cuh: every x is then exact). Exact
-// arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
-// x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
-template <class X>
-ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
-  using part = part_type<X>;
-  const int n = matrix.n();
-  ryser_columns<X> m;
-  m.n = n;
-  const bool on_grid = !doubled;
-  const row_grids<double> grids = on_grid ? row_grids_of<double>(matrix) : row_grids<double>{};
-  if (on_grid) m.grid = grids.facts;
-  m.start.push_back(0);
-  m.x0.assign(n, X{0});
-  const auto entry = [&](int row, double re, double im) -> X {
-    if constexpr (is_complex_number<X>) {
-      if (on_grid) return X(grids.value(row, re, im));
-      return {static_cast<part>(re) * part{2}, static_cast<part>(im) * part{2}};
-    } else {
-      (void)im;
-      return on_grid ? static_cast<X>(grids.value(row, re)) : static_cast<X>(re) * X{2};
-    }
-  };
-  for (int position = 0; position < n; ++position) {
-    const int j = column_order[position];
-    const auto rows = matrix.column_rows(j);
-    const auto values = matrix.column_values(j);
-    const auto imag = matrix.column_imag(j);
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      const X v = entry(rows[k], values[k], imag.empty() ? 0.0 : imag[k]);
-      m.rows.push_back(rows[k]);
-      m.values.push_back(v);
-      m.x0[rows[k]] += position == n - 1 ? v / part{2} : -v / part{2};  // a(i, n−1) − Σ_j a(i, j) / 2
-    }
-    m.start.push_back(static_cast<std::int32_t>(m.rows.size()));
-  }
-  return m;
-}
-
-// The columns as the sparse loop reads them (their bytes: values after grids or doubling), for a
-// journal's key (cpu-sparse's and gpu-sparse's: chunk_share.cuh's chunk_key and the chunking before).
-template <class X, class Sum>
-std::string sparse_columns_identity(const ryser_columns<X>& m) {
-  std::string key = std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sizeof(Sum)) + "-byte sums\n";
-  const auto bytes = [&key](const auto& v) {
-    key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
-  };
-  bytes(m.start);
-  bytes(m.rows);
-  bytes(m.values);
-  bytes(m.x0);
-  return key;
-}
-
-// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh); with a checkpoint or ranks
-// (`shared.sharing`), journaled and shared; `shared` then says what came from the journal and the ranks.
-template <class X, class Sum, class Product = plain_product>
-Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
-                  shared_chunks& shared) {
-  const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
-  Sum sum;
-  sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
-  const bool fixed = shared.sharing.fixed_chunks();
-  if (fixed) {
-    shared.key =
-        chunk_key(engines::cpu_sparse::name, Sum::description(), m.n) + "; " + sparse_columns_identity<X, Sum>(m);
-  }
-  sum_host_chunks(
-      m.n, threads, progress,
-      [&](std::uint64_t first, std::uint64_t end, Sum& local) {
-        X x[max_ryser_n];
-        sparse_ryser_steps(view, x, 1, first, end, local, Product{});
-      },
-      sum, chunking, fixed ? &shared : nullptr);
-  return sum;
-}
-
-}  // namespace detail
-
 inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options = {}) {
-  const auto start = std::chrono::steady_clock::now();
-  const int n = matrix.n();
-  if (n > max_ryser_n) {
-    throw engine_error(engine_error::kind::too_large,
-                       "n = " + std::to_string(n) + " exceeds the limit of engine 'cpu-sparse' (n <= 64)");
-  }
-  permanent_result result;
-  result.engine = engines::cpu_sparse::name;
-  result.n = n;
-  result.nnz = matrix.nnz();
-  result.threads = options.threads > 0 ? options.threads : detail::available_threads();
-  auto finish = [&] {
-    result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  };
-  if (n == 0 || matrix.has_empty_line()) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
-    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
-    return finish();
-  }
-  const std::vector<int> column_order = matrix.columns_by_degree();
-
-  detail::host_chunking chunking;
-  std::string arithmetic;
-  detail::shared_chunks shared{options.sharing};
-  const arithmetic_choice choice =
-      detail::choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
-  if (matrix.is_complex()) {
-    detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      const auto columns = detail::make_ryser_columns<X>(matrix, column_order);
-      const Sum sum = detail::sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking, shared);
-      detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
-    });
-  } else {
-    detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      using Product = detail::product_type_of<Arith>;
-      const auto columns = detail::make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      const Sum sum =
-          detail::sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared);
-      detail::set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
-    });
-  }
-  result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-                std::to_string(detail::highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
-  result.plan += detail::sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
-  return finish();
-}
-
-inline permanent_result engines::cpu_sparse::run(const engine_task& task, const compute_options& options) {
-  return permanent_cpu_sparse(task.matrix, {.threads = options.threads,
-                                            .progress = options.progress,
-                                            .precision = options.precision,
-                                            .sharing = {options.checkpoint, options.processes}});
+  return detail::run_cpu_sparse(matrix, options, engines::cpu_sparse::name);
 }
 
 }  // namespace sparseperm

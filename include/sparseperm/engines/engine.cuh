@@ -25,7 +25,6 @@
 //   plan_text(module_info)       the plan line of a result
 //   plan<M, Arith>, split_signs, describe<Plan>(info), steps<Plan>(...): module/definition.cuh
 #include <algorithm>
-#include <charconv>
 #include <concepts>
 #include <optional>
 #include <stdexcept>
@@ -59,6 +58,7 @@ constexpr bool runs_on_gpu(engine_placement p) {
 
 struct compute_options;
 struct engine_description;
+struct module_runner;
 
 // What an engine runs on: a matrix with a perfect matching, and the column order of small frontier
 // where the planner found one (engines that need it compute it when it is absent).
@@ -113,9 +113,16 @@ inline std::optional<std::string> gpu_unavailable() {
 #endif
 }
 
+// A GPU engine's run where this program has no GPU work (compute refuses such an engine before it
+// runs; a caller of run() itself learns why here).
+[[noreturn]] inline permanent_result gpu_unavailable_run(std::string_view engine) {
+  throw engine_error(engine_error::kind::unavailable, "engine '" + std::string(engine) + "' is not available: " +
+                                                          gpu_unavailable().value_or("no CUDA device is usable"));
+}
+
 // What the six Ryser engines share (a tag derives from it): n ≤ 64 (a column's rows in one word),
 // exact in 128-bit integers or residues (Gaussian integers in 128 bits), values rounded to row
-// grids, complex values, chunks that a journal keeps and MPI ranks share (ryser/chunk_share.cuh).
+// grids, complex values, chunks that a journal keeps and MPI ranks share (run/chunk_dispatch.cuh).
 struct ryser_engine {
   static constexpr int max_n = max_ryser_n;
   static constexpr bool journals = true;
@@ -235,6 +242,17 @@ class engine_choice {
   const engine_description* engine_ = nullptr;
 };
 
+// How a program runs generated engines: sparseperm::module_pipeline() (<sparseperm/pipeline.cuh>,
+// which brings the compilers, the module cache and the loaders), named in compute_options::modules.
+// A program that names none has the other engines only, and no process or dlopen code.
+struct module_runner {
+  std::optional<std::string> (*unavailable)(const engine_description&, const compute_options&);
+  permanent_result (*run)(const engine_description&, const engine_task&, const compute_options&);
+  // whether the engine's module for this matrix is in the cache, verified (the planner then charges
+  // no compile)
+  bool (*cached)(const engine_description&, const sparse_matrix&, const compute_options&);
+};
+
 struct compute_options {
   engine_choice engine;  // default: auto
   int threads = 0;       // CPU threads; 0: all that OpenMP offers
@@ -250,62 +268,17 @@ struct compute_options {
   // The MPI ranks of a distributed run (core/process_group.cuh): the engines with the `journals`
   // trait split their chunks over them, the others run whole on every rank. Null: one process.
   const process_group* processes = nullptr;
+  // How the generated engines run (module_runner, below): sparseperm::module_pipeline() from
+  // <sparseperm/pipeline.cuh>. Null: they are unavailable, and `auto` plans without them.
+  const module_runner* modules = nullptr;
 
   int first_device() const { return devices.empty() ? 0 : devices.front(); }
 };
 
-// compute_options::devices from text (the tool's --devices, Python's devices=): "all" (the `present`
-// devices), "split" (this rank's share of them: device d where d mod host_ranks is host_rank, the
-// rank's place among the `host_ranks` ranks on its host; a device a rank when there are more ranks
-// than devices) or a comma-separated list of device numbers in [0, 1023]. A mistake throws
-// std::invalid_argument saying it; "all" or "split" without a device says "there is no CUDA device".
-inline std::vector<int> parse_device_list(std::string_view text, int present, int host_rank = 0, int host_ranks = 1) {
-  std::vector<int> devices;
-  const std::string quoted = "'" + std::string(text) + "'";
-  if (text == "all" || text == "split") {
-    if (present <= 0) throw std::invalid_argument(quoted + ", but there is no CUDA device");
-    if (text == "split" && host_ranks > present) return {host_rank % present};
-    for (int d = 0; d < present; ++d)
-      if (text == "all" || d % host_ranks == host_rank) devices.push_back(d);
-    return devices;
-  }
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    if (item.empty()) throw std::invalid_argument("empty item in " + quoted);
-    int device = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), device);
-    if (error != std::errc{} || end != item.data() + item.size()) {
-      throw std::invalid_argument("'" + std::string(item) + "' is not 'all', 'split' or a device number");
-    }
-    if (device < 0 || device > 1023) throw std::invalid_argument(std::string(item) + " is outside [0, 1023]");
-    devices.push_back(device);
-    if (comma == text.size()) return devices;
-    start = comma + 1;
-  }
-}
-
-// How this program runs generated engines: installed by <sparseperm/pipeline.cuh>, which brings the
-// compilers, the module cache and the loaders. A program that does not include it has the other
-// engines only, and no process or dlopen code.
-struct module_runner {
-  std::optional<std::string> (*unavailable)(const engine_description&, const compute_options&);
-  permanent_result (*run)(const engine_description&, const engine_task&, const compute_options&);
-  // whether the engine's module for this matrix is in the cache, verified (the planner then charges
-  // no compile)
-  bool (*cached)(const engine_description&, const sparse_matrix&, const compute_options&);
-};
-
-inline const module_runner*& installed_module_runner() {
-  static const module_runner* runner = nullptr;
-  return runner;
-}
-
-// Whether a generated engine's module for `matrix` is in the cache (false without the pipeline).
+// Whether a generated engine's module for `matrix` is in the cache (false without a module runner).
 inline bool module_in_cache(const engine_description& engine, const sparse_matrix& matrix,
                             const compute_options& options) {
-  const module_runner* runner = installed_module_runner();
-  return engine.generated() && runner != nullptr && runner->cached(engine, matrix, options);
+  return engine.generated() && options.modules != nullptr && options.modules->cached(engine, matrix, options);
 }
 
 }  // namespace sparseperm

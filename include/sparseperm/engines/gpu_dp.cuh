@@ -1,6 +1,7 @@
 #pragma once
-// The `gpu-dp` engine: the dp engine's column-frontier program on a GPU, with every subset of the
-// active rows a slot in a dense array (engines/ranked_dp.cuh) and a thread a new state. A run-time
+// The `gpu-dp` engine's tag: the dp engine's column-frontier program on a GPU, with every subset of
+// the active rows a slot in a dense array (dp/ranked_dp.cuh) and a thread a new state
+// (gpu/ranked_dp_kernel.cuh). A run-time
 // engine: a step is a launch whose only matrix-dependent inputs are its column's entries and masks.
 //
 // Its cost is dp's (set by the frontier of the column order, not by n) without the hash tables: the
@@ -16,13 +17,16 @@
 
 #include "../core/engine_error.cuh"
 #include "../core/result.cuh"
+#include "../detail/format.cuh"
+#include "../dp/dp.cuh"
+#include "../dp/dp_value.cuh"
+#include "../dp/ranked_dp.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #if defined(__CUDACC__)
 #  include "../gpu/cuda_support.cuh"
+#  include "../gpu/ranked_dp_kernel.cuh"
 #endif
-#include "dp.cuh"
 #include "engine.cuh"
-#include "ranked_dp.cuh"
 
 namespace sparseperm {
 
@@ -44,94 +48,11 @@ struct gpu_dp {
   static constexpr double setup_seconds = 0.15, work_seconds = 2e-12, complex_factor = 1.5, residue_pass_factor = 2;
   static std::optional<std::string> unavailable(const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e);
-  static std::string plan_note(const engine_task& task) { return dp::plan_note(task); }
+  static std::string plan_note(const engine_task& task) { return detail::frontier_note(task.order); }
   static permanent_result run(const engine_task& task, const compute_options& options);
 };
 
 }  // namespace engines
-
-namespace detail {
-
-#if defined(__CUDACC__)
-
-// The new states of one step, a grid-stride loop over their ranks; the binomials in shared memory.
-template <class Arith>
-__global__ void ranked_dp_kernel(ranked_dp_step s, const std::uint64_t* binomial_table, Arith arith,
-                                 const typename Arith::entry* entries, const double* old_values, double* new_values) {
-  __shared__ std::uint64_t binomial[ranked_binomial_rows * ranked_binomial_stride];
-  for (int k = threadIdx.x; k < ranked_binomial_rows * ranked_binomial_stride; k += blockDim.x) {
-    binomial[k] = binomial_table[k];
-  }
-  __syncthreads();
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t index = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; index < s.new_states;
-       index += stride) {
-    arith.store(new_values, s.new_states, index, ranked_dp_state(s, index, binomial, arith, entries, old_values));
-  }
-}
-
-// Runs a plan's steps on one device: two state arrays, a launch a step; the last state's lanes.
-struct ranked_dp_on_gpu {
-  int device = 0;
-  double* device_seconds = nullptr;  // summed over passes
-  std::string* where = nullptr;
-  int* threads = nullptr;  // the widest launch
-
-  template <class Arith>
-  std::vector<double> operator()(const ranked_dp_plan& plan, const Arith& arith) const {
-    const cudaDeviceProp properties = gpu::select_device(device, std::string(engines::gpu_dp::name));
-    std::size_t free_bytes = 0, total_bytes = 0;
-    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    const double bytes = ranked_dp_bytes(static_cast<double>(plan.peak_states), Arith::lanes);
-    if (bytes > 0.9 * static_cast<double>(free_bytes)) {
-      throw engine_error(engine_error::kind::too_large,
-                         "engine 'gpu-dp' needs " + format_bytes(bytes) + " of device memory for " +
-                             format_count(static_cast<double>(plan.peak_states)) + " states, and " +
-                             format_bytes(static_cast<double>(free_bytes)) + " are free");
-    }
-    const std::vector<std::uint64_t> binomial = ranked_binomials();
-    const auto entries = ranked_entries(plan, arith);
-    const std::size_t words = static_cast<std::size_t>(plan.peak_states) * Arith::lanes;
-    gpu::device_buffer<double> first(words), second(words);
-    gpu::device_buffer<std::uint64_t> binomial_table(binomial.size());
-    gpu::device_buffer<typename Arith::entry> entry_table(std::max<std::size_t>(entries.size(), 1));
-    binomial_table.upload(binomial.data(), binomial.size());
-    entry_table.upload(entries.data(), entries.size());
-    std::vector<double> lanes(Arith::lanes);
-    Arith::one(lanes.data());
-    first.upload(lanes.data(), lanes.size());
-    double* old_values = first.data();
-    double* new_values = second.data();
-    constexpr int block = 256;
-    const std::uint64_t most_blocks = static_cast<std::uint64_t>(properties.multiProcessorCount) * 16;
-    gpu::event_timer timer;
-    timer.start();
-    unsigned widest = 1;
-    for (const ranked_dp_step& s : plan.steps) {
-      const auto blocks =
-          static_cast<unsigned>(std::min<std::uint64_t>((s.new_states + block - 1) / block, most_blocks));
-      widest = std::max(widest, blocks);
-      ranked_dp_kernel<Arith>
-          <<<blocks, block>>>(s, binomial_table.data(), arith, entry_table.data(), old_values, new_values);
-      gpu::check(cudaGetLastError(), "launching the gpu-dp kernel");
-      std::swap(old_values, new_values);
-    }
-    const double seconds = timer.stop_seconds();
-    gpu::check(cudaDeviceSynchronize(), "running the gpu-dp kernels");
-    gpu::check(cudaMemcpy(lanes.data(), old_values, lanes.size() * sizeof(double), cudaMemcpyDeviceToHost),
-               "cudaMemcpy from the device");
-    if (device_seconds) *device_seconds += seconds;
-    if (threads) *threads = static_cast<int>(widest) * block;
-    if (where)
-      *where = "; " + gpu::device_description(properties) + ", " + std::to_string(plan.steps.size()) + " launches of " +
-               std::to_string(block) + " threads a block";
-    return lanes;
-  }
-};
-
-#endif  // __CUDACC__
-
-}  // namespace detail
 
 inline std::optional<std::string> engines::gpu_dp::unavailable(const compute_options&) { return gpu_unavailable(); }
 
@@ -177,16 +98,17 @@ inline permanent_result engines::gpu_dp::run(const engine_task& task, const comp
   double device_seconds = 0;
   std::string where;
   int threads = 0;
-  const dp_value v =
-      detail::ranked_dp_value(task.matrix, order, options.precision, name,
-                              detail::ranked_dp_on_gpu{options.first_device(), &device_seconds, &where, &threads});
+  const dp_value v = detail::ranked_dp_value(
+      task.matrix, order, options.precision, name,
+      detail::ranked_dp_on_gpu{options.first_device(), name, &device_seconds, &where, &threads});
   permanent_result result = dp_result(name, task.matrix, order, v, where);
   result.seconds.compute = device_seconds;  // the kernels' time, CUDA events
   result.threads = threads;
   return result;
 #else
   (void)task;
-  throw engine_error(engine_error::kind::unavailable, "engine 'gpu-dp' is not available: " + *unavailable(options));
+  (void)options;
+  gpu_unavailable_run(name);
 #endif
 }
 

@@ -1,35 +1,19 @@
 #pragma once
-// The `gpu-sparse` engine: the paper's GPU-SparsePerman, the run-time baseline.
-//
-// The same algorithm as cpu-sparse (ryser/sparse_ryser.cuh: CSC, columns by ascending degree, zero
-// tracking) with the matrix and every thread's x in shared memory, x laid out [row·blockDim + thread]
-// so that a warp's accesses fall in distinct banks. The block size and grid come from the CUDA
-// occupancy API with the shared memory each block size needs; launches from Algorithm 2.
-//
-// The tag compiles everywhere; the engine itself where nvcc compiles the program (elsewhere the tag
-// says it is unavailable).
-
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <memory>
-#include <numeric>
+// The `gpu-sparse` engine's tag: the paper's GPU-SparsePerman, the run-time GPU baseline (the kernel:
+// gpu/sparse_ryser_kernel.cuh). The tag compiles everywhere; the engine itself where nvcc compiles the
+// program (elsewhere the tag says it is unavailable).
+#include <cmath>
+#include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "../core/engine_error.cuh"
-#include "../numeric/accumulators.cuh"
-#include "../numeric/exact_integer.cuh"
-#include "../ryser/arithmetic_types.cuh"
-#include "../ryser/runtime_arithmetic.cuh"
-#include "../ryser/sparse_ryser.cuh"
-#if defined(__CUDACC__)
-#  include "../gpu/cuda_support.cuh"
-#  include "../gpu/ryser_launcher.cuh"
-#endif
 #include "../core/result.cuh"
 #include "../matrix/sparse_matrix.cuh"
-#include "cpu_sparse.cuh"
+#if defined(__CUDACC__)
+#  include "../gpu/ryser_launcher.cuh"
+#  include "../gpu/sparse_ryser_kernel.cuh"
+#endif
 #include "engine.cuh"
 
 namespace sparseperm {
@@ -46,9 +30,30 @@ struct gpu_sparse : ryser_engine {
   // per Gray step on an H100, and per nonzero of the average column (n = 40, p = 0.1 and 0.5: 6.1 s
   // and 12.6 s for 2^39 steps); complex values 2.2× (measured 1.9–2.2× at n = 36, 40)
   static constexpr double step_seconds = 8e-12, step_per_degree_seconds = 7.5e-13, complex_factor = 2.2;
+  // A batch's dense matrices a warp each (gpu/dense_batch_kernel.cuh), fitted to an H100 host
+  // (tools/benchmarks.md, "Batches"): a matrix's share of the host's preparation (conversion, grids,
+  // columns, results) and its lanes' steps, the warps running in waves of about 1000 (132 SMs) at a
+  // lane step per row much slower than a whole-GPU engine's.
+  static constexpr double batch_setup_seconds = 2e-4, batch_prepare_per_entry_seconds = 7e-8,
+                          batch_lane_step_per_row_seconds = 1.2e-7, batch_resident_warps = 1024;
 
-  static std::optional<std::string> unavailable(const compute_options& options);
-  static permanent_result run(const engine_task& task, const compute_options& options);
+  static std::optional<std::string> unavailable(const compute_options&) { return gpu_unavailable(); }
+  static permanent_result run(const engine_task& task, const compute_options& options) {
+#if defined(__CUDACC__)
+    return detail::run_gpu_sparse(task.matrix,
+                                  {.devices = options.devices,
+                                   .progress = options.progress,
+                                   .precision = options.precision,
+                                   .sharing =
+                                   { options.checkpoint,
+                                     options.processes }},
+                                  name);
+#else
+    (void)task;
+    (void)options;
+    gpu_unavailable_run(name);
+#endif
+  }
   static void estimate(const planner_block& block, engine_estimate& e) {
     const double degree = static_cast<double>(block.matrix.nnz()) / block.matrix.n();
     e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) *
@@ -60,174 +65,9 @@ struct gpu_sparse : ryser_engine {
 }  // namespace engines
 
 #if defined(__CUDACC__)
-namespace detail {
-
-// Shared memory of a block of `block` threads: values, x_0 and x (X each), then start and rows. A
-// functor the CUDA occupancy API can call (it is a __host__ __device__ template).
-template <class X>
-struct gpu_sparse_shared_size {
-  int n;
-  int nnz;
-  SPARSEPERM_HOST_DEVICE std::size_t operator()(int block) const {
-    return (static_cast<std::size_t>(nnz) + n + static_cast<std::size_t>(n) * block) * sizeof(X) +
-           (static_cast<std::size_t>(n) + 1 + nnz) * sizeof(std::int32_t);
-  }
-};
-
-template <class X, class Sum, class Product>
-__global__ void gpu_sparse_kernel(launch work, sparse_columns_view<X> m, int nnz, Sum* partial) {
-  extern __shared__ __align__(16) unsigned char shared[];
-  X* values = reinterpret_cast<X*>(shared);
-  X* x0 = values + nnz;
-  X* x = x0 + m.n;
-  std::int32_t* start = reinterpret_cast<std::int32_t*>(x + static_cast<std::size_t>(m.n) * blockDim.x);
-  std::int32_t* rows = start + m.n + 1;
-  for (int k = threadIdx.x; k < nnz; k += blockDim.x) {
-    values[k] = m.values[k];
-    rows[k] = m.rows[k];
-  }
-  for (int k = threadIdx.x; k < m.n; k += blockDim.x) x0[k] = m.x0[k];
-  for (int k = threadIdx.x; k <= m.n; k += blockDim.x) start[k] = m.start[k];
-  __syncthreads();
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= work.threads) return;
-  const sparse_columns_view<X> local{m.n, start, rows, values, x0};
-  Sum sum = partial[t];
-  sparse_ryser_steps(local, x + threadIdx.x, static_cast<int>(blockDim.x), work.thread_first(t), work.thread_end(t),
-                     sum, Product{});
-  partial[t] = sum;
-}
-
-// The device buffers of one device's run: the columns as the kernel reads them.
-template <class X>
-struct gpu_sparse_columns {
-  gpu::device_buffer<std::int32_t> start, rows;
-  gpu::device_buffer<X> values, x0;
-  explicit gpu_sparse_columns(const ryser_columns<X>& columns)
-      : start(columns.start.size()),
-        rows(std::max<std::size_t>(columns.rows.size(), 1)),
-        values(std::max<std::size_t>(columns.values.size(), 1)),
-        x0(columns.x0.size()) {
-    start.upload(columns.start.data(), columns.start.size());
-    rows.upload(columns.rows.data(), columns.rows.size());
-    values.upload(columns.values.data(), columns.values.size());
-    x0.upload(columns.x0.data(), columns.x0.size());
-  }
-};
-
-inline constexpr int gpu_sparse_chunk_bits_min = 32, gpu_sparse_chunk_bits_max = 34;
-
-template <class X, class Sum, class Product>
-permanent_result run_gpu_sparse(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                const gpu::launch_options& options, bool doubled) {
-  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, doubled);
-  const int n = matrix.n();
-  const int nnz = static_cast<int>(matrix.nnz());
-  permanent_result result;
-  result.engine = engines::gpu_sparse::name;
-  result.n = n;
-  result.nnz = nnz;
-  auto kernel = &gpu_sparse_kernel<X, Sum, Product>;
-  const gpu_sparse_shared_size<X> bytes_for{n, nnz};
-  gpu::launch_options run = options;
-  run.identity = sparse_columns_identity<X, Sum>(columns);
-  // about 5x gpu-cached's time a step: chunks of 2^32 to 2^34 steps take what gpu-cached's of 2^36
-  // to 2^38 do (0.1 to 0.4 s at n = 46, p = 0.5), long enough to hide the reduction of a chunk's
-  // sums and short enough that a stop request (Ctrl-C) ends the run within a second
-  run.min_chunk_bits = std::min(run.min_chunk_bits, gpu_sparse_chunk_bits_min);
-  run.max_chunk_bits = std::min(run.max_chunk_bits, gpu_sparse_chunk_bits_max);
-  std::size_t shared_bytes = 0;
-  gpu::run_ryser_chunks<Sum>(result, n, Product{}(columns.x0.data(), n, 1), run, {columns.grid}, [&](int d) {
-    cudaDeviceProp device{};
-    gpu::check(cudaGetDeviceProperties(&device, d), "cudaGetDeviceProperties");
-    gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(device.sharedMemPerBlockOptin)),
-               "cudaFuncSetAttribute");
-    int min_grid = 0, block = 0, blocks_per_sm = 0;
-    gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
-               "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
-    if (block == 0 || bytes_for(block) > device.sharedMemPerBlockOptin) {
-      throw engine_error(engine_error::kind::too_large,
-                         "n = " + std::to_string(n) + " with " + std::to_string(nnz) +
-                             " nonzeros does not fit in the shared memory of engine 'gpu-sparse'");
-    }
-    gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    cudaFuncAttributes attributes{};
-    gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-    auto buffers = std::make_shared<gpu_sparse_columns<X>>(columns);
-    const sparse_columns_view<X> view{n, buffers->start.data(), buffers->rows.data(), buffers->values.data(),
-                                      buffers->x0.data()};
-    gpu::device_kernel<Sum> k;
-    k.block = block;
-    k.threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
-    k.registers = attributes.numRegs;
-    k.description = gpu::device_description(device);
-    const std::size_t bytes = bytes_for(block);
-    shared_bytes = bytes;
-    k.launch_one = [kernel, view, nnz, block, bytes](unsigned grid, const launch& work, Sum* partial, std::uint64_t,
-                                                     cudaStream_t stream) {
-      kernel<<<grid, block, bytes, stream>>>(work, view, nnz, partial);
-    };
-    k.resources = buffers;
-    return k;
-  });
-  result.plan = std::string("columns by ascending degree; matrix and x in shared memory (") +
-                std::to_string(shared_bytes) + " bytes per block); zero tracking; " + Sum::description() + result.plan;
-  return result;
-}
-
-}  // namespace detail
-
 inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options = {}) {
-  const auto start = std::chrono::steady_clock::now();
-  const int n = matrix.n();
-  if (n > max_ryser_n) {
-    throw engine_error(engine_error::kind::too_large,
-                       "n = " + std::to_string(n) + " exceeds the limit of engine 'gpu-sparse' (n <= 64)");
-  }
-  permanent_result result;
-  if (n == 0 || matrix.has_empty_line()) {  // 0×0: 1; an empty row or column: 0 (and Ryser needs n ≥ 1)
-    result.engine = engines::gpu_sparse::name;
-    result.n = n;
-    result.nnz = matrix.nnz();
-    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
-  } else {
-    const std::vector<int> column_order = matrix.columns_by_degree();
-    const arithmetic_choice choice = detail::choose_ryser_arithmetic(
-        matrix, options.precision, engines::gpu_sparse::name, arithmetic_site::gpu_runtime);
-    if (matrix.is_complex()) {
-      result = detail::visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
-        return detail::run_gpu_sparse<typename Arith::value, Sum, detail::plain_product>(matrix, column_order, options,
-                                                                                         Arith::exact);
-      });
-    } else {
-      result = detail::visit_arithmetic<false, detail::runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
-        using X = typename Arith::value;
-        using Product = detail::product_type_of<Arith>;
-        return detail::run_gpu_sparse<X, Sum, Product>(matrix, column_order, options, Arith::exact);
-      });
-    }
-  }
-  result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return detail::run_gpu_sparse(matrix, options, engines::gpu_sparse::name);
 }
-
-#endif  // __CUDACC__
-
-inline std::optional<std::string> engines::gpu_sparse::unavailable(const compute_options&) { return gpu_unavailable(); }
-
-inline permanent_result engines::gpu_sparse::run(const engine_task& task, const compute_options& options) {
-#if defined(__CUDACC__)
-  return permanent_gpu_sparse(task.matrix, {.devices = options.devices,
-                                            .progress = options.progress,
-                                            .precision = options.precision,
-                                            .sharing = {options.checkpoint, options.processes}});
-#else
-  (void)task;
-  (void)options;
-  throw engine_error(engine_error::kind::unavailable, "engine 'gpu-sparse' is not available: " + *unavailable(options));
 #endif
-}
 
 }  // namespace sparseperm

@@ -3,9 +3,13 @@
 // (ryser/device_chunks.cuh) that the devices take from one dynamic queue, each chunk as Algorithm 2's
 // launches of the same thread count on every device, its per-thread sums zeroed before and copied
 // back after (while the device runs the next chunk), then reduced on the host exactly into the
-// chunk's record. The records are reduced in chunk order (ryser/chunk_share.cuh, which also journals
-// them and shares them between MPI ranks), so one device and several give the same result, bit for
-// bit. GPU time comes from CUDA events (the slowest device's).
+// chunk's record. The records are reduced in chunk order (run/chunk_dispatch.cuh, which also
+// journals them and shares them between MPI ranks), so one device and several give the same result,
+// bit for bit. GPU time comes from CUDA events (the slowest device's).
+//
+//   device_agent    one device's worker (its stream, its two buffers of sums, the chunk in flight)
+//   device_pool     the devices of a run: prepared, the thread count agreed, an agent each
+//   run_ryser_chunks / run_ryser_kernel   a whole run
 //
 // A device that fails (an error from the CUDA runtime) gives its unfinished chunks back to the
 // queue and the others finish them; when none is left the run stops with that error, and a journal
@@ -35,7 +39,9 @@
 #include "../core/result.cuh"
 #include "../numeric/accumulators.cuh"
 #include "../numeric/arithmetic.cuh"
-#include "../ryser/chunk_share.cuh"
+#include "../run/chunk_dispatch.cuh"
+#include "../run/chunk_queue.cuh"
+#include "../run/sharing.cuh"
 #include "../ryser/device_chunks.cuh"
 #include "../ryser/launch_parameters.cuh"
 #include "../ryser/ryser_result.cuh"
@@ -47,7 +53,7 @@ struct launch_options {
   std::vector<int> devices = {0};  // the CUDA devices to run on (a device listed twice runs two queues)
   progress_counter* progress = nullptr;
   sparseperm::precision precision = sparseperm::precision::automatic;  // gpu-sparse's arithmetic
-  detail::chunk_sharing sharing = {};                                  // a journal, MPI ranks (ryser/chunk_share.cuh)
+  detail::chunk_sharing sharing = {};                                  // a journal, MPI ranks (run/sharing.cuh)
   std::string identity = {};  // what identifies the kernel's code and matrix, for the journal's key
   // For tests: chunks of at least 2^min_chunk_bits steps (small matrices in several chunks), and the
   // device at index failing_device of `devices` failing after failing_after chunks.
@@ -94,9 +100,208 @@ struct device_kernel {
   std::shared_ptr<void> resources;  // what the launches read and write, freed on the device's thread
 };
 
+// One device's worker in a run (CUB's agent): takes chunks from the queue, runs each as Algorithm 2's
+// launches into one of two buffers of per-thread sums, and reduces the previous chunk's sums on the
+// host into its record while the device runs the next. A failure gives the chunks it holds back.
+template <class Sum, class Record>
+class device_agent {
+ public:
+  using finish_function = typename sparseperm::detail::chunk_dispatch<Record>::finish_function;
+
+  device_agent(const device_kernel<Sum>& kernel, std::uint64_t stride,
+               const sparseperm::detail::device_chunking& chunking, std::uint64_t min_chunk,
+               sparseperm::detail::chunk_queue& queue, const finish_function& finish)
+      : kernel_(kernel), stride_(stride), chunking_(chunking), min_chunk_(min_chunk), queue_(queue), finish_(finish) {}
+
+  // Runs chunks until none is left (or a device that failed may give back none); the GPU time.
+  // `fail_after`: a test's failure injected after that many chunks (negative: none).
+  double run(long fail_after) {
+    fail_after_ = fail_after;
+    try {
+      for (;;) {
+        const std::optional<std::uint64_t> c = queue_.take(!pending_);
+        if (!c) {
+          if (!pending_) break;
+          // the device's work ends here unless a failing device gives chunks back: its GPU time
+          timer_.stop(stream_.get());
+          reduce_pending();  // then wait for chunks that a failing device may give back
+          continue;
+        }
+        held_.push_back(*c);
+        launch(*c);
+      }
+    } catch (...) {
+      for (const std::uint64_t c : held_) queue_.give_back(c);
+      throw;
+    }
+    return started_ ? timer_.seconds() : 0;
+  }
+
+ private:
+  void launch(std::uint64_t c) {
+    if (!started_) timer_.start(stream_.get());
+    started_ = true;
+    const launch_plan plan = plan_range_launches(chunking_.first_of(c), chunking_.end_of(c), stride_, min_chunk_);
+    check(cudaMemsetAsync(partial_[next_].data(), 0, stride_ * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
+    for (int l = 0; l < plan.count; ++l) {
+      kernel_.launch_one(static_cast<unsigned>((plan[l].threads + kernel_.block - 1) / kernel_.block), plan[l],
+                         partial_[next_].data(), stride_, stream_.get());
+      check(cudaGetLastError(), "the kernel launch");
+    }
+    check(cudaMemcpyAsync(host_[next_].data(), partial_[next_].data(), stride_ * sizeof(Sum), cudaMemcpyDeviceToHost,
+                          stream_.get()),
+          "cudaMemcpyAsync from the device");
+    check(cudaEventRecord(copied_[next_].get(), stream_.get()), "cudaEventRecord");
+    if (pending_) reduce_pending();  // while the device runs chunk c
+    pending_ = c;
+    pending_buffer_ = next_;
+    next_ ^= 1;
+  }
+
+  void reduce_pending() {
+    check(cudaEventSynchronize(copied_[pending_buffer_].get()), "the kernel");
+    if (fail_after_ >= 0 && chunks_done_ >= fail_after_)
+      throw engine_error(engine_error::kind::failed, "a failure injected for the test of device failures");
+    finish_(*pending_, Record::of(host_[pending_buffer_].data(), stride_));
+    held_.erase(std::find(held_.begin(), held_.end(), *pending_));
+    queue_.finished();
+    ++chunks_done_;
+    pending_.reset();
+  }
+
+  const device_kernel<Sum>& kernel_;
+  const std::uint64_t stride_;
+  const sparseperm::detail::device_chunking& chunking_;
+  const std::uint64_t min_chunk_;
+  sparseperm::detail::chunk_queue& queue_;
+  const finish_function& finish_;
+  const stream_handle stream_;
+  device_buffer<Sum> partial_[2] = {device_buffer<Sum>(stride_), device_buffer<Sum>(stride_)};
+  pinned_buffer<Sum> host_[2] = {pinned_buffer<Sum>(stride_), pinned_buffer<Sum>(stride_)};
+  const event_handle copied_[2];
+  event_timer timer_;
+  bool started_ = false;
+  std::optional<std::uint64_t> pending_;  // launched into buffer `pending_buffer_`, not yet reduced
+  int pending_buffer_ = 0, next_ = 0;
+  long chunks_done_ = 0, fail_after_ = -1;
+  std::vector<std::uint64_t> held_;  // chunks taken and not yet finished
+};
+
+// The devices of a run: each prepared on a thread of its own (make_kernel(device), with the device
+// selected), the thread count agreed (the least any device keeps resident), then, for the dispatch,
+// an agent a device taking chunks from one queue. A device that fails is left out, its chunks going
+// to the others; the run fails when every device has.
+template <class Sum>
+class device_pool {
+ public:
+  template <class MakeKernel>
+  device_pool(const std::vector<int>& devices, const MakeKernel& make_kernel)
+      : devices_(devices), kernels_(devices.size()), failures_(devices.size()), seconds_(devices.size(), 0.0) {
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < devices_.size(); ++w) {
+      threads.emplace_back([&, w] {
+        try {
+          check(cudaSetDevice(devices_[w]), "cudaSetDevice");
+          kernels_[w] = make_kernel(devices_[w]);
+        } catch (...) {
+          failures_[w] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (std::size_t w = 0; w < devices_.size(); ++w)
+      if (!failures_[w]) threads_ = std::min(threads_, kernels_[w].threads);
+    if (threads_ == ~std::uint64_t{0}) std::rethrow_exception(first_failure());  // no device could start
+  }
+  ~device_pool() {
+    for (std::size_t w = 0; w < devices_.size(); ++w) release(w);
+  }
+  device_pool(const device_pool&) = delete;
+  device_pool& operator=(const device_pool&) = delete;
+
+  std::uint64_t threads() const { return threads_; }
+  std::size_t size() const { return devices_.size(); }
+
+  // The dispatch's run: an agent a device that started, until the queue is empty.
+  template <class Record>
+  void run(sparseperm::detail::chunk_queue& queue, const typename device_agent<Sum, Record>::finish_function& finish,
+           const sparseperm::detail::device_chunking& chunking, std::uint64_t min_chunk,
+           const launch_options& options) {
+    std::vector<std::thread> agents;
+    for (std::size_t w = 0; w < devices_.size(); ++w) {
+      if (failures_[w]) continue;
+      agents.emplace_back([&, w] {
+        try {
+          check(cudaSetDevice(devices_[w]), "cudaSetDevice");
+          device_agent<Sum, Record> agent(kernels_[w], threads_, chunking, min_chunk, queue, finish);
+          seconds_[w] = agent.run(static_cast<int>(w) == options.failing_device ? options.failing_after : -1);
+        } catch (...) {
+          failures_[w] = std::current_exception();
+        }
+        release(w);
+      });
+    }
+    for (std::thread& t : agents) t.join();
+    if (std::all_of(failures_.begin(), failures_.end(), [](const auto& f) { return f != nullptr; }))
+      std::rethrow_exception(first_failure());  // every device failed
+  }
+
+  // What the result says of the run: its GPU time (the slowest device's), threads, registers, and
+  // the plan's words on the devices and their launches.
+  void describe(permanent_result& result, const sparseperm::detail::device_chunking& chunking) const {
+    result.seconds.compute = *std::max_element(seconds_.begin(), seconds_.end());
+    result.threads = static_cast<int>(threads_ * devices_.size());
+    int block = 0;
+    std::string where;
+    for (std::size_t w = 0; w < devices_.size(); ++w) {
+      result.registers_per_thread = std::max(result.registers_per_thread, kernels_[w].registers);
+      if (block == 0) block = kernels_[w].block;
+      where += (w == 0 ? "" : " + ") +
+               (kernels_[w].description.empty() ? "device " + std::to_string(devices_[w]) : kernels_[w].description);
+    }
+    result.plan += "; " + where + ", " + std::to_string(result.registers_per_thread) + " registers; " +
+                   std::to_string(chunking.chunks) + " chunk" + (chunking.chunks == 1 ? "" : "s") + " of 2^" +
+                   std::to_string(sparseperm::detail::highest_bit(chunking.chunk)) +
+                   " steps from one queue, each Algorithm 2's launches of " + std::to_string(threads_) +
+                   " threads a device, " + std::to_string(block) + " per block";
+    for (std::size_t w = 0; w < devices_.size(); ++w) {
+      if (!failures_[w]) continue;
+      std::string why = "an unknown error";
+      try {
+        std::rethrow_exception(failures_[w]);
+      } catch (const std::exception& e) {
+        why = e.what();
+      } catch (...) {
+      }
+      result.plan +=
+          "; device " + std::to_string(devices_[w]) + " failed (" + why + ") and its chunks went to the others";
+    }
+  }
+
+ private:
+  std::exception_ptr first_failure() const {
+    for (const auto& f : failures_)
+      if (f) return f;
+    return nullptr;
+  }
+  // A device's buffers are freed with that device selected.
+  void release(std::size_t w) {
+    if (!kernels_[w].resources) return;
+    cudaSetDevice(devices_[w]);
+    kernels_[w].resources.reset();
+    kernels_[w].launch_one = nullptr;
+  }
+
+  std::vector<int> devices_;
+  std::vector<device_kernel<Sum>> kernels_;
+  std::vector<std::exception_ptr> failures_;
+  std::vector<double> seconds_;
+  std::uint64_t threads_ = ~std::uint64_t{0};
+};
+
 // Runs the steps of an n×n Ryser sum on options.devices: make_kernel(device) prepares a device (on
-// a thread of its own that has selected it). Fills the value, the thread count, the compute seconds
-// and the plan's launch line of `result`.
+// a thread that has selected it). Fills the value, the thread count, the compute seconds and the
+// plan's launch line of `result`.
 template <class Sum, class Product, class MakeKernel>
 void run_ryser_chunks(permanent_result& result, int n, const Product& start_term, const launch_options& options,
                       const sparseperm::detail::floating_run_facts& facts, const MakeKernel& make_kernel) {
@@ -106,180 +311,27 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
   for (const int d : devices) select_device(d, result.engine);  // unknown devices fail here, before any thread
   const sparseperm::detail::device_chunking chunking = sparseperm::detail::plan_device_chunks(
       n, options.min_chunk_bits, std::max(options.min_chunk_bits, options.max_chunk_bits));
-  const std::size_t count = devices.size();
+  device_pool<Sum> pool(devices, make_kernel);
 
-  // the workers: set up on each device, agree on the thread count, then take chunks until none is left
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t ready = 0;
-  std::uint64_t threads = ~std::uint64_t{0};
-  sparseperm::detail::chunk_queue* queue = nullptr;  // chunk_share.cuh's, while it runs the chunks
-  bool abandoned = false;                            // the run ends before it gave the workers a queue
-  std::function<void(std::uint64_t, const record&)> finish;
-  std::vector<std::exception_ptr> failures(count);
-  std::vector<std::string> descriptions(count);
-  std::vector<double> seconds(count, 0.0);
-  std::vector<int> registers(count, 0), blocks(count, 0);
-  const auto work = [&](std::size_t w) {
-    std::size_t chunks_done = 0;
-    std::vector<std::uint64_t> held;  // chunks taken and not yet finished
-    bool counted = false;
-    try {
-      check(cudaSetDevice(devices[w]), "cudaSetDevice");
-      device_kernel<Sum> kernel = make_kernel(devices[w]);
-      descriptions[w] = kernel.description;
-      registers[w] = kernel.registers;
-      blocks[w] = kernel.block;
-      std::uint64_t stride = 0;
-      {
-        std::unique_lock lock(mutex);
-        threads = std::min(threads, kernel.threads);
-        ++ready;
-        counted = true;
-        changed.notify_all();
-        changed.wait(lock, [&] { return ready == count; });
-        stride = threads;
-        changed.wait(lock, [&] { return queue != nullptr || abandoned; });
-        if (!queue) return;
-      }
-      const stream_handle stream;
-      device_buffer<Sum> partial[2] = {device_buffer<Sum>(stride), device_buffer<Sum>(stride)};
-      pinned_buffer<Sum> host[2] = {pinned_buffer<Sum>(stride), pinned_buffer<Sum>(stride)};
-      const event_handle copied[2];
-      event_timer timer;
-      bool started = false;
-      std::optional<std::uint64_t> pending;  // launched into buffer `pending_buffer`, not yet reduced
-      int pending_buffer = 0, next = 0;
-      const auto reduce_pending = [&] {
-        check(cudaEventSynchronize(copied[pending_buffer].get()), "the kernel");
-        if (static_cast<int>(w) == options.failing_device && static_cast<int>(chunks_done) >= options.failing_after)
-          throw engine_error(engine_error::kind::failed, "a failure injected for the test of device failures");
-        const record r = record::of(host[pending_buffer].data(), stride);
-        finish(*pending, r);
-        held.erase(std::find(held.begin(), held.end(), *pending));
-        queue->finished();
-        ++chunks_done;
-        pending.reset();
-      };
-      for (;;) {
-        const std::optional<std::uint64_t> c = queue->take(!pending);
-        if (!c) {
-          if (!pending) break;
-          // the device's work ends here unless a failing device gives chunks back: its GPU time
-          timer.stop(stream.get());
-          reduce_pending();  // then wait for chunks that a failing device may give back
-          continue;
-        }
-        held.push_back(*c);
-        if (!started) timer.start(stream.get());
-        started = true;
-        const launch_plan plan = plan_range_launches(chunking.first_of(*c), chunking.end_of(*c), stride, min_chunk);
-        check(cudaMemsetAsync(partial[next].data(), 0, stride * sizeof(Sum), stream.get()), "cudaMemsetAsync");
-        for (int l = 0; l < plan.count; ++l) {
-          kernel.launch_one(static_cast<unsigned>((plan[l].threads + kernel.block - 1) / kernel.block), plan[l],
-                            partial[next].data(), stride, stream.get());
-          check(cudaGetLastError(), "the kernel launch");
-        }
-        check(cudaMemcpyAsync(host[next].data(), partial[next].data(), stride * sizeof(Sum), cudaMemcpyDeviceToHost,
-                              stream.get()),
-              "cudaMemcpyAsync from the device");
-        check(cudaEventRecord(copied[next].get(), stream.get()), "cudaEventRecord");
-        if (pending) reduce_pending();  // while the device runs chunk c
-        pending = *c;
-        pending_buffer = next;
-        next ^= 1;
-      }
-      if (started) seconds[w] = timer.seconds();
-    } catch (...) {
-      failures[w] = std::current_exception();
-      for (const std::uint64_t c : held) queue->give_back(c);
-      if (!counted) {  // failed before the others could wait for it
-        const std::lock_guard lock(mutex);
-        ++ready;
-        changed.notify_all();
-      }
-    }
-  };
-  std::vector<std::thread> workers;
-  const auto join_all = [&] {
-    {
-      const std::lock_guard lock(mutex);
-      abandoned = true;
-      if (queue) queue->call_off();
-      changed.notify_all();
-    }
-    for (std::thread& t : workers)
-      if (t.joinable()) t.join();
-  };
-  struct joiner {
-    const decltype(join_all)& join;
-    ~joiner() { join(); }
-  } join_on_exit{join_all};
-  for (std::size_t w = 0; w < count; ++w) workers.emplace_back(work, w);
-  {
-    std::unique_lock lock(mutex);
-    changed.wait(lock, [&] { return ready == count; });
-  }
-  const auto first_failure = [&]() -> std::exception_ptr {
-    for (const auto& f : failures)
-      if (f) return f;
-    return nullptr;
-  };
-  if (threads == ~std::uint64_t{0}) std::rethrow_exception(first_failure());  // no device could start
-
-  // the chunks: those no journal holds, this rank's share of them (chunk_share.cuh)
+  // the chunks: those no journal holds, this rank's share of them (run/chunk_dispatch.cuh)
   sparseperm::detail::shared_chunks shared{
-      options.sharing,
-      sparseperm::detail::chunk_key(result.engine, Sum::description(), n) + "; chunks " +
-          std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) + "; " +
-          (std::is_floating_point_v<Product> || std::is_same_v<Product, complex_double>
-               ? std::to_string(threads) + " threads a device, chunks of at least " + std::to_string(min_chunk) + "; "
-               : "") +
-          options.identity};
-  const std::vector<record> records = sparseperm::detail::run_chunk_share<record>(
-      chunking.chunks, shared, options.progress, [&](std::uint64_t c) { return chunking.steps_of(c); }, count,
-      [&](sparseperm::detail::chunk_queue& chunks, const auto& done) {
-        {
-          const std::lock_guard lock(mutex);
-          finish = done;
-          queue = &chunks;
-          changed.notify_all();
-        }
-        for (std::thread& t : workers) t.join();
-        {
-          const std::lock_guard lock(mutex);
-          queue = nullptr;
-        }
-        if (std::all_of(failures.begin(), failures.end(), [](const auto& f) { return f != nullptr; }))
-          std::rethrow_exception(first_failure());  // every device failed
+      options.sharing, sparseperm::detail::chunk_key(result.engine, Sum::description(), n) + "; chunks " +
+                           std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) + "; " +
+                           (std::is_floating_point_v<Product> || std::is_same_v<Product, complex_double>
+                                ? std::to_string(pool.threads()) + " threads a device, chunks of at least " +
+                                      std::to_string(min_chunk) + "; "
+                                : "") +
+                           options.identity};
+  const std::vector<record> records =
+      sparseperm::detail::chunk_dispatch<record>(chunking.chunks, shared, options.progress, [&](std::uint64_t c) {
+        return chunking.steps_of(c);
+      }).run(pool.size(), [&](sparseperm::detail::chunk_queue& queue, const auto& finish) {
+        pool.template run<record>(queue, finish, chunking, min_chunk, options);
       });
-  result.seconds.compute = *std::max_element(seconds.begin(), seconds.end());
-  result.threads = static_cast<int>(threads * count);
-  result.registers_per_thread = *std::max_element(registers.begin(), registers.end());
+  pool.describe(result, chunking);
   sparseperm::detail::set_ryser_records<Sum>(
-      result, n, start_term, records, sparseperm::detail::longest_chunk_chain(chunking, threads, min_chunk), facts);
-
-  std::string where;
-  for (std::size_t w = 0; w < count; ++w) {
-    where +=
-        (w == 0 ? "" : " + ") + (descriptions[w].empty() ? "device " + std::to_string(devices[w]) : descriptions[w]);
-  }
-  result.plan += "; " + where + ", " + std::to_string(result.registers_per_thread) + " registers; " +
-                 std::to_string(chunking.chunks) + " chunk" + (chunking.chunks == 1 ? "" : "s") + " of 2^" +
-                 std::to_string(sparseperm::detail::highest_bit(chunking.chunk)) +
-                 " steps from one queue, each Algorithm 2's launches of " + std::to_string(threads) +
-                 " threads a device, " + std::to_string(blocks[0]) + " per block";
-  for (std::size_t w = 0; w < count; ++w) {
-    if (!failures[w]) continue;
-    std::string why = "an unknown error";
-    try {
-      std::rethrow_exception(failures[w]);
-    } catch (const std::exception& e) {
-      why = e.what();
-    } catch (...) {
-    }
-    result.plan += "; device " + std::to_string(devices[w]) + " failed (" + why + ") and its chunks went to the others";
-  }
+      result, n, start_term, records, sparseperm::detail::longest_chunk_chain(chunking, pool.threads(), min_chunk),
+      facts);
   result.plan += sparseperm::detail::sharing_text(shared, chunking.chunks);
 }
 

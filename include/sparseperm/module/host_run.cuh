@@ -12,7 +12,7 @@
 #include "../core/result.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
-#include "../ryser/chunk_share.cuh"
+#include "../run/sharing.cuh"
 #include "../ryser/host_chunks.cuh"
 #include "../ryser/ryser_result.cuh"
 #include "module_info.cuh"
@@ -22,7 +22,7 @@ namespace sparseperm {
 struct host_run_options {
   int threads = 0;                       // 0: as many as OpenMP offers
   progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
-  detail::chunk_sharing sharing = {};    // a journal, MPI ranks (ryser/chunk_share.cuh)
+  detail::chunk_sharing sharing = {};    // a journal, MPI ranks (run/sharing.cuh)
   std::string identity = {};             // what identifies the loop's code and matrix, for the journal's key
 };
 
@@ -52,10 +52,9 @@ permanent_result run_host_chunks(std::string_view engine, int n, std::int64_t nn
   sum_host_chunks(n, result.threads, options.progress, steps, sum, chunking,
                   options.sharing.fixed_chunks() ? &shared : nullptr);
   set_ryser_sum(result, n, sum, chunking.longest_chain(), facts);
-  result.plan =
-      plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-      std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description() +
-      sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
+  result.plan = plan_text + "; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
+                std::to_string(highest_bit(chunking.chunk)) + "; " + Sum::description() +
+                sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
   result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

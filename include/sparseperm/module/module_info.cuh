@@ -10,7 +10,9 @@
 #include "../core/config.cuh"
 #include "../numeric/arithmetic.cuh"
 #include "../numeric/error_bound.cuh"
+#include "../numeric/value_types.cuh"
 #include "../ryser/arithmetic_types.cuh"
+#include "../ryser/ryser_plan.cuh"
 #include "../ryser/ryser_result.cuh"
 
 namespace sparseperm {

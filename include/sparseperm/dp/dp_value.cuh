@@ -51,6 +51,12 @@ inline sparse_matrix absolute_values(const sparse_matrix& a) {
   return sparse_matrix::from_entries(a.n(), std::move(entries));
 }
 
+// The planner's note on a block a dp engine runs: its order and frontier.
+inline std::string frontier_note(const frontier_order* order) {
+  if (order == nullptr) return "";
+  return " (" + order->name + ", frontier " + std::to_string(order->frontier) + ")";
+}
+
 }  // namespace detail
 
 // A block's permanent from dp: exact (big integer) for integer matrices, else a double.

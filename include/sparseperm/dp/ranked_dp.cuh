@@ -1,8 +1,8 @@
 #pragma once
-// The dp engine's column-frontier program with states in dense arrays, for the GPU (gpu_dp.cuh) and
-// for checking that code on the host.
+// The dp engine's column-frontier program with states in dense arrays, for the GPU (gpu/ranked_dp_kernel.cuh)
+// and for checking that code on the host.
 //
-// After t columns the states are the k-subsets of the a active rows (engines/dp.cuh), where k is the
+// After t columns the states are the k-subsets of the a active rows (dp/dp.cuh), where k is the
 // number of active rows matched so far; here every one of the C(a, k) subsets has a slot, at its
 // colexicographic rank Σ_i C(b_i, i + 1) (b_0 < b_1 < … its positions in the active list). A column
 // step then needs no hash table: each new state is computed by one thread, which unranks its index,
@@ -36,11 +36,11 @@
 #include "../core/progress.cuh"
 #include "../detail/bits.cuh"
 #include "../detail/threads.cuh"
+#include "../matrix/exactness.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/arithmetic.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/modular.cuh"
-#include "../ryser/runtime_arithmetic.cuh"
 #include "../structure/frontier_order.cuh"
 #include "dp_value.cuh"
 

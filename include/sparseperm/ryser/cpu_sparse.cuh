@@ -1,0 +1,197 @@
+#pragma once
+// The paper's CPU-SparsePerman (Algorithm 1) with OpenMP over chunks: the `cpu-sparse` engine's
+// algorithm (its tag: engines/cpu_sparse.cuh), and the columns that gpu-sparse and the batches share.
+//
+//   - columns sorted by ascending degree, so the most often flipped columns touch the fewest rows;
+//   - step g updates only the rows of column ctz(g) (CSC), in the direction of Theorem 1;
+//   - zero tracking: the number of exactly-zero entries of x is kept up to date, and the product
+//     is skipped while it is not 0 (0/1 matrices hit zeros all the time);
+//   - the steps [1, 2^(n−1)) are cut into aligned power-of-two chunks; a thread rebuilds its start
+//     state x_{first−1} from gray(first − 1) (the paper's Section II-A), and chunks go to threads
+//     dynamically (host_chunks.cuh). Partial sums are kept per chunk and reduced in chunk order, so
+//     the result does not depend on the thread count's scheduling.
+//
+// Arithmetic (choose_ryser_arithmetic, arithmetic_types.cuh): by default exact for integer matrices
+// whose 128-bit bound holds (x doubled to integers, 128-bit products and sums), otherwise double with
+// compensated (TwoSum) sums; `exact` goes on beyond 128 bits with residues modulo primes.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "../core/config.cuh"
+#include "../core/engine_error.cuh"
+#include "../core/progress.cuh"
+#include "../core/result.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/threads.cuh"
+#include "../matrix/row_grids.cuh"
+#include "../matrix/sparse_matrix.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/error_bound.cuh"
+#include "../numeric/value_types.cuh"
+#include "../run/sharing.cuh"
+#include "arithmetic_types.cuh"
+#include "gray_code.cuh"
+#include "host_chunks.cuh"
+#include "ryser_result.cuh"
+#include "sparse_ryser.cuh"
+
+namespace sparseperm {
+
+struct cpu_sparse_options {
+  int threads = 0;                       // 0: as many as OpenMP offers
+  progress_counter* progress = nullptr;  // counts Gray steps, for progress bars
+  sparseperm::precision precision = sparseperm::precision::automatic;
+  detail::chunk_sharing sharing = {};  // a journal to resume from and append to, MPI ranks (run/sharing.cuh)
+};
+
+namespace detail {
+
+// The matrix as the inner loop reads it: CSC in the engine's column order, and the start state x_0.
+template <class X>
+struct ryser_columns {
+  int n = 0;
+  std::vector<std::int32_t> start;  // column j's entries are [start[j], start[j+1])
+  std::vector<std::int32_t> rows;
+  std::vector<X> values;
+  std::vector<X> x0;
+  grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
+};
+
+// Floating X: the values on their row grids (error_bound.cuh: every x is then exact). Exact
+// arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
+// x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
+template <class X>
+ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
+                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
+  using part = part_type<X>;
+  const int n = matrix.n();
+  ryser_columns<X> m;
+  m.n = n;
+  const bool on_grid = !doubled;
+  const row_grids<double> grids = on_grid ? row_grids_of<double>(matrix) : row_grids<double>{};
+  if (on_grid) m.grid = grids.facts;
+  m.start.push_back(0);
+  m.x0.assign(n, X{0});
+  const auto entry = [&](int row, double re, double im) -> X {
+    if constexpr (is_complex_number<X>) {
+      if (on_grid) return X(grids.value(row, re, im));
+      return {static_cast<part>(re) * part{2}, static_cast<part>(im) * part{2}};
+    } else {
+      (void)im;
+      return on_grid ? static_cast<X>(grids.value(row, re)) : static_cast<X>(re) * X{2};
+    }
+  };
+  for (int position = 0; position < n; ++position) {
+    const int j = column_order[position];
+    const auto rows = matrix.column_rows(j);
+    const auto values = matrix.column_values(j);
+    const auto imag = matrix.column_imag(j);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const X v = entry(rows[k], values[k], imag.empty() ? 0.0 : imag[k]);
+      m.rows.push_back(rows[k]);
+      m.values.push_back(v);
+      m.x0[rows[k]] += position == n - 1 ? v / part{2} : -v / part{2};  // a(i, n−1) − Σ_j a(i, j) / 2
+    }
+    m.start.push_back(static_cast<std::int32_t>(m.rows.size()));
+  }
+  return m;
+}
+
+// The columns as the sparse loop reads them (their bytes: values after grids or doubling), for a
+// journal's key (cpu-sparse's and gpu-sparse's: run/sharing.cuh's chunk_key and the chunking before).
+template <class X, class Sum>
+std::string sparse_columns_identity(const ryser_columns<X>& m) {
+  std::string key = std::to_string(sizeof(X)) + "-byte x, " + std::to_string(sizeof(Sum)) + "-byte sums\n";
+  const auto bytes = [&key](const auto& v) {
+    key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+  };
+  bytes(m.start);
+  bytes(m.rows);
+  bytes(m.values);
+  bytes(m.x0);
+  return key;
+}
+
+// Σ_{g ≥ 0} (−1)^g Π x_g on `threads` threads (ryser/host_chunks.cuh); with a checkpoint or ranks
+// (`shared.sharing`), journaled and shared; `shared` then says what came from the journal and the ranks.
+template <class X, class Sum, class Product = plain_product>
+Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* progress, host_chunking& chunking,
+                  shared_chunks& shared, std::string_view engine) {
+  const sparse_columns_view<X> view{m.n, m.start.data(), m.rows.data(), m.values.data(), m.x0.data()};
+  Sum sum;
+  sum.add(Product{}(m.x0.data(), m.n, 1));  // step 0: x_0 itself, sign +
+  const bool fixed = shared.sharing.fixed_chunks();
+  if (fixed) {
+    shared.key = chunk_key(engine, Sum::description(), m.n) + "; " + sparse_columns_identity<X, Sum>(m);
+  }
+  sum_host_chunks(
+      m.n, threads, progress,
+      [&](std::uint64_t first, std::uint64_t end, Sum& local) {
+        X x[max_ryser_n];
+        sparse_ryser_steps(view, x, 1, first, end, local, Product{});
+      },
+      sum, chunking, fixed ? &shared : nullptr);
+  return sum;
+}
+
+// CPU-SparsePerman on `matrix`, as engine `engine` (its name in the result, the journal's key and
+// messages).
+inline permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options,
+                                       std::string_view engine) {
+  const auto start = std::chrono::steady_clock::now();
+  const int n = matrix.n();
+  if (n > max_ryser_n) {
+    throw beyond_limit(engine, n, max_ryser_n);
+  }
+  permanent_result result;
+  result.engine = std::string(engine);
+  result.n = n;
+  result.nnz = matrix.nnz();
+  result.threads = options.threads > 0 ? options.threads : available_threads();
+  auto finish = [&] {
+    result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  if (n == 0 || matrix.has_empty_line()) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
+    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
+    return finish();
+  }
+  const std::vector<int> column_order = matrix.columns_by_degree();
+
+  host_chunking chunking;
+  std::string arithmetic;
+  shared_chunks shared{options.sharing};
+  const arithmetic_choice choice =
+      choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
+  if (matrix.is_complex()) {
+    visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
+      using X = typename Arith::value;
+      const auto columns = make_ryser_columns<X>(matrix, column_order);
+      const Sum sum = sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking, shared, engine);
+      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
+      arithmetic = Sum::description();
+    });
+  } else {
+    visit_arithmetic<false, runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
+      using X = typename Arith::value;
+      using Product = product_type_of<Arith>;
+      const auto columns = make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
+      const Sum sum =
+          sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared, engine);
+      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
+      arithmetic = Sum::description();
+    });
+  }
+  result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
+                std::to_string(highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
+  result.plan += sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
+  return finish();
+}
+
+}  // namespace detail
+
+}  // namespace sparseperm
