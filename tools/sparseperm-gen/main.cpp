@@ -12,6 +12,7 @@
 #include <sparseperm/module/codegen.cuh>
 
 #include "../sparseperm/arguments.hpp"
+#include "../sparseperm/tool.hpp"
 
 namespace {
 
@@ -58,5 +59,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sparseperm::cli::run_tool([&] { return run(argc, argv); });
+  sparseperm::cli::tool_context context;
+  return sparseperm::cli::run_tool(context, [&] { return run(argc, argv); });
 }

@@ -6,16 +6,18 @@
 #include <string>
 
 #include <sparseperm/perm.cuh>
+#include <sparseperm/settings.cuh>
 
 #include <sparseperm/result_json.cuh>
 #include <sparseperm/structure/repeated_lines.cuh>
 #include "arguments.hpp"
 #include "progress_bar.hpp"
+#include "tool.hpp"
 
 namespace sparseperm::cli {
 
 inline const char* compute_help =
-    "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--device D]\n"
+    "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--devices D]\n"
     "                          [--time-limit T] [--checkpoint FILE] [--json]\n"
     "                          [--row-multiplicities R1,R2,...] [--column-multiplicities C1,C2,...]\n"
     "\n"
@@ -150,7 +152,20 @@ inline int cuda_devices_present() {
 #endif
 }
 
-inline int run_compute(int argc, char** argv) {
+// compute's settings (settings.cuh: the same reading as Python's), its mistakes as usage errors.
+inline compute_options compute_options_of(const arguments& args, const tool_context& context) {
+  const setting_texts texts{args.value("engine").value_or(""),     args.value("precision").value_or(""),
+                            args.value("threads").value_or(""),    args.value("devices").value_or(""),
+                            args.value("time-limit").value_or(""), args.value("checkpoint").value_or("")};
+  compute_options options = as_usage([&] {
+    return options_from_text(texts, {"--", cuda_devices_present(), context.host_rank, context.host_ranks});
+  });
+  options.processes = context.ranks;
+  options.modules = context.modules;
+  return options;
+}
+
+inline int run_compute(int argc, char** argv, const tool_context& context) {
   const arguments args(argc, argv, 2, {"json", "help"},
                        {"engine", "threads", "devices", "precision", "time-limit", "checkpoint", "row-multiplicities",
                         "column-multiplicities"});
@@ -160,29 +175,11 @@ inline int run_compute(int argc, char** argv) {
   }
   if (args.positionals().size() != 1)
     throw usage_error("compute needs exactly one FILE (see 'sparseperm compute --help')");
-  compute_options options;
-  if (const auto name = args.value("engine"); name && *name != "auto") {
-    const engine_description* engine = find_engine(*name);
-    if (engine == nullptr) throw usage_error("unknown engine '" + *name + "' (engines: " + engine_names() + ")");
-    options.engine = engine_choice(engine);
-  }
-  if (const auto name = args.value("precision")) {
-    const auto p = parse_precision(*name);
-    if (!p || *p == precision::automatic)
-      throw usage_error("unknown precision '" + *name + "' (double, compensated or exact)");
-    options.precision = *p;
-  }
-  if (const auto threads = args.value("threads"))
-    options.threads = static_cast<int>(parse_integer("threads", *threads, 1, 4096));
-  if (const auto devices = args.value("devices"))
-    options.devices = parse_devices(*devices, cuda_devices_present(), host_rank, host_ranks);
-  if (const auto limit = args.value("time-limit")) options.time_limit_seconds = parse_duration("time-limit", *limit);
-  if (const auto journal = args.value("checkpoint")) options.checkpoint = *journal;
+  compute_options options = compute_options_of(args, context);
 
   matrix_market_file file = read_matrix_market(args.positionals()[0]);
   apply_multiplicities(args, file);
-  options.processes = mpi_ranks;
-  const bool speaks = mpi_ranks == nullptr || mpi_ranks->rank == 0;  // under MPI, rank 0 prints
+  const bool speaks = context.speaks();
   progress_counter progress;
   options.progress = &progress;
   permanent_result result;

@@ -9,6 +9,7 @@
 #include <sparseperm/perm.cuh>
 
 #include "arguments.hpp"
+#include "tool.hpp"
 
 namespace sparseperm::cli {
 
@@ -57,18 +58,10 @@ inline std::string power_of_two(std::uint64_t v) { return "2^" + std::to_string(
 
 }  // namespace detail
 
-inline int run_inspect(int argc, char** argv) {
-  const arguments args(argc, argv, 2, {"help"}, {});
-  if (args.flag("help")) {
-    std::fputs(inspect_help, stdout);
-    return 0;
-  }
-  if (args.positionals().size() != 1)
-    throw usage_error("inspect needs exactly one FILE (see 'sparseperm inspect --help')");
-  const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+// The file, the matrix's size, values, degrees and structural rank.
+inline void print_matrix_facts(const matrix_market_file& file) {
   const sparse_matrix& m = file.matrix;
   const int n = m.n();
-
   std::printf("file             %s\n", sparseperm::detail::printable(file.path).c_str());
   std::printf("matrix           %d x %d, %lld nonzeros (density %.3f); %s %s %s", n, n, static_cast<long long>(m.nnz()),
               n ? static_cast<double>(m.nnz()) / (static_cast<double>(n) * n) : 0.0, file.format.c_str(),
@@ -87,157 +80,194 @@ inline int run_inspect(int argc, char** argv) {
   const int rank = structural_rank(m);
   std::printf("structural rank  %d%s\n", rank,
               rank == n ? " (a perfect matching exists)" : " (no perfect matching: the permanent is 0)");
+}
 
-  if (n >= 1 && n <= max_ryser_n) {
-    const column_masks pattern = m.masks();
-    const matrix_order by_degree = degree_sorted_order(pattern);
-    std::printf("\ncolumns by ascending degree (cpu-sparse):\n  %s\n",
-                detail::index_list(by_degree.columns, n).c_str());
-
-    const permanent_ordering_plan ordering = permanent_ordering(pattern);
-    std::printf("\npermanent ordering (Algorithm 3):\n");
-    std::printf("  columns  %s\n", detail::index_list(ordering.order.columns, n).c_str());
-    std::printf("  rows     %s\n", detail::index_list(ordering.order.rows, n).c_str());
-    std::string staircase;
-    for (int k = 1; k <= n; ++k) {
-      if (k > 1) staircase += ' ';
-      staircase += std::to_string(ordering.rows_touched[k]);
-    }
-    std::printf("  r(m)     %s   (rows touched by the first m columns)\n", staircase.c_str());
-
-    const column_masks ordered = reorder(pattern, ordering.order);
-    // the register models count a complex value's registers as the generated kernels do
-    const partition_options options = m.is_complex() ? sparseperm::detail::partition_options_for<complex_double>()
-                                                     : sparseperm::detail::partition_options_for<double>();
-    const register_partition partition = partition_rows(ordered, options);
-    std::printf(
-        "\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
-        options.global_register_ratio, options.device.multiprocessors, options.device.registers_per_sm,
-        options.device.max_threads_per_sm);
-    std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", partition.register_rows, n);
-    if (partition.last_register_column >= 0) {
-      std::printf("  register-only columns      1..%d of the order: %.6g%% of the Gray steps\n",
-                  partition.last_register_column + 1, 100 * partition.register_step_share);
-    } else {
-      std::printf("  register-only columns      none\n");
-    }
-    std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
-                partition.registers_per_thread, partition.threads_per_sm);
-    const int hybrid_bits =
-        m.is_complex()
-            ? sparseperm::detail::unrolled_gray_bits<complex_double_arithmetic>(
-                  n, partition.last_register_column + 1, -1, sparseperm::detail::hybrid_complex_bits(partition))
-            : sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
-    std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (%s)\n", hybrid_bits,
-                1 << hybrid_bits, m.is_complex() ? "complex doubles" : "double; exact arithmetic 2^3 or 2^2");
-
-    const cached_options cached = m.is_complex() ? sparseperm::detail::cached_options_for<complex_double>(ordered)
-                                                 : sparseperm::detail::cached_options_for<double>(ordered);
-    const cached_layout layout = plan_cached_layout(ordered, cached);
-    std::string levels;
-    for (int m = 0; m <= layout.static_bits; ++m) levels += (m > 0 ? " " : "") + std::to_string(layout.level_rows[m]);
-    std::printf("\ngpu-cached plan (cost model in ryser/ordering.cuh):\n");
-    std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled, one run-time step per block\n",
-                layout.static_bits, 1 << layout.static_bits);
-    std::printf("  cached levels r(0..b)      %s\n", levels.c_str());
-    std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", layout.register_rows, n);
-    std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions, %.3g global accesses\n",
-                layout.multiplications, layout.additions, layout.global_accesses);
-    std::printf("  estimated registers        %d per thread, %d resident threads per SM\n", layout.registers_per_thread,
-                layout.threads_per_sm);
-
-    const std::uint64_t threads = static_cast<std::uint64_t>(options.device.multiprocessors) * partition.threads_per_sm;
-    const launch_plan plan = generate_launch_parameters(n, threads);
-    std::printf("\nlaunch plan (Algorithm 2, %llu threads, chunks of at least 1024 steps): %d launch%s\n",
-                static_cast<unsigned long long>(threads), plan.count, plan.count == 1 ? "" : "es");
-    std::printf("  %-7s %-22s %-8s %-10s %s\n", "launch", "first step", "chunk", "threads", "steps");
-    for (int k = 0; k < plan.count; ++k) {
-      const launch& l = plan[k];
-      std::printf("  %-7d %-22llu %-8s %-10llu %llu\n", k + 1, static_cast<unsigned long long>(l.first_step),
-                  detail::power_of_two(l.chunk).c_str(), static_cast<unsigned long long>(l.threads),
-                  static_cast<unsigned long long>(l.steps()));
-    }
-    const cached_layout host_layout = plan_cached_layout(ordered, cached_options_on_host);
-    std::printf("\ncpu-cached plan (the same loop compiled for this CPU, all of x in one array):\n");
-    std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled\n", host_layout.static_bits,
-                1 << host_layout.static_bits);
-    std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions\n", host_layout.multiplications,
-                host_layout.additions);
-  } else if (n > max_ryser_n) {
-    std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
+// The column order of cpu-sparse, Algorithm 3's permanent ordering and Algorithm 4's register
+// partition (on the H100 model); the partition for the plans that follow.
+inline register_partition print_orderings(const sparse_matrix& m, const column_masks& pattern,
+                                          const column_masks& ordered, const partition_options& options) {
+  const int n = m.n();
+  const matrix_order by_degree = degree_sorted_order(pattern);
+  std::printf("\ncolumns by ascending degree (cpu-sparse):\n  %s\n", detail::index_list(by_degree.columns, n).c_str());
+  const permanent_ordering_plan ordering = permanent_ordering(pattern);
+  std::printf("\npermanent ordering (Algorithm 3):\n");
+  std::printf("  columns  %s\n", detail::index_list(ordering.order.columns, n).c_str());
+  std::printf("  rows     %s\n", detail::index_list(ordering.order.rows, n).c_str());
+  std::string staircase;
+  for (int k = 1; k <= n; ++k) staircase += (k > 1 ? " " : "") + std::to_string(ordering.rows_touched[k]);
+  std::printf("  r(m)     %s   (rows touched by the first m columns)\n", staircase.c_str());
+  const register_partition partition = partition_rows(ordered, options);
+  std::printf(
+      "\nregister partition (Algorithm 4, GRratio %g, H100 model: %d SMs, %d registers and %d threads per SM):\n",
+      options.global_register_ratio, options.device.multiprocessors, options.device.registers_per_sm,
+      options.device.max_threads_per_sm);
+  std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", partition.register_rows, n);
+  if (partition.last_register_column >= 0) {
+    std::printf("  register-only columns      1..%d of the order: %.6g%% of the Gray steps\n",
+                partition.last_register_column + 1, 100 * partition.register_step_share);
+  } else {
+    std::printf("  register-only columns      none\n");
   }
+  std::printf("  estimated registers        %d per thread, %d resident threads per SM\n",
+              partition.registers_per_thread, partition.threads_per_sm);
+  const int hybrid_bits =
+      m.is_complex()
+          ? sparseperm::detail::unrolled_gray_bits<complex_double_arithmetic>(
+                n, partition.last_register_column + 1, -1, sparseperm::detail::hybrid_complex_bits(partition))
+          : sparseperm::detail::unrolled_gray_bits<double_arithmetic>(n, partition.last_register_column + 1, -1);
+  std::printf("  static Gray blocks         u = %d: blocks of %d steps unrolled (%s)\n", hybrid_bits, 1 << hybrid_bits,
+              m.is_complex() ? "complex doubles" : "double; exact arithmetic 2^3 or 2^2");
+  return partition;
+}
 
+// gpu-cached's plan, Algorithm 2's launches on the H100 model, and cpu-cached's plan.
+inline void print_generated_plans(const sparse_matrix& m, const column_masks& ordered, const partition_options& options,
+                                  const register_partition& partition) {
+  const int n = m.n();
+  const cached_options cached = m.is_complex() ? sparseperm::detail::cached_options_for<complex_double>(ordered)
+                                               : sparseperm::detail::cached_options_for<double>(ordered);
+  const cached_layout layout = plan_cached_layout(ordered, cached);
+  std::string levels;
+  for (int b = 0; b <= layout.static_bits; ++b) levels += (b > 0 ? " " : "") + std::to_string(layout.level_rows[b]);
+  std::printf("\ngpu-cached plan (cost model in ryser/ordering.cuh):\n");
+  std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled, one run-time step per block\n",
+              layout.static_bits, 1 << layout.static_bits);
+  std::printf("  cached levels r(0..b)      %s\n", levels.c_str());
+  std::printf("  rows of x in registers     k = %d of %d (the rest in global memory)\n", layout.register_rows, n);
+  std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions, %.3g global accesses\n",
+              layout.multiplications, layout.additions, layout.global_accesses);
+  std::printf("  estimated registers        %d per thread, %d resident threads per SM\n", layout.registers_per_thread,
+              layout.threads_per_sm);
+  const std::uint64_t threads = static_cast<std::uint64_t>(options.device.multiprocessors) * partition.threads_per_sm;
+  const launch_plan plan = generate_launch_parameters(n, threads);
+  std::printf("\nlaunch plan (Algorithm 2, %llu threads, chunks of at least 1024 steps): %d launch%s\n",
+              static_cast<unsigned long long>(threads), plan.count, plan.count == 1 ? "" : "es");
+  std::printf("  %-7s %-22s %-8s %-10s %s\n", "launch", "first step", "chunk", "threads", "steps");
+  for (int k = 0; k < plan.count; ++k) {
+    const launch& l = plan[k];
+    std::printf("  %-7d %-22llu %-8s %-10llu %llu\n", k + 1, static_cast<unsigned long long>(l.first_step),
+                detail::power_of_two(l.chunk).c_str(), static_cast<unsigned long long>(l.threads),
+                static_cast<unsigned long long>(l.steps()));
+  }
+  const cached_layout host_layout = plan_cached_layout(ordered, cached_options_on_host);
+  std::printf("\ncpu-cached plan (the same loop compiled for this CPU, all of x in one array):\n");
+  std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled\n", host_layout.static_bits,
+              1 << host_layout.static_bits);
+  std::printf("  predicted per Gray step    %.3g multiplications, %.3g additions\n", host_layout.multiplications,
+              host_layout.additions);
+}
+
+// Every engine of the catalog: whether it can run this matrix here.
+inline void print_engines(int n, const compute_options& options) {
   std::printf("\nengines:\n");
   for (const engine_description* e : engine_descriptions()) {
-    const auto why = engine_unavailable(*e);
+    const auto why = engine_unavailable(*e, options);
     const std::string state = n > e->max_n ? "n > " + std::to_string(e->max_n) + ": cannot run"
                               : why        ? "not available here"
                                            : "can run this matrix";
     std::printf("  %-12s %-20s %s\n", std::string(e->name).c_str(), state.c_str(), std::string(e->summary).c_str());
     if (why && n <= e->max_n) std::printf("  %-12s %-20s (%s)\n", "", "", why->c_str());
   }
+}
+
+// One block of the plan: its size, its frontier, and every engine's estimate.
+inline void print_block(const block_plan& b) {
+  std::printf(
+      "\n  block %d x %d, %lld nonzeros: dp frontier %d rows (%s order), %.3g states at most, %.3g transitions\n",
+      b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
+      b.order.peak_states, b.order.transitions);
+  for (const auto& e : b.estimates) {
+    const std::string name(e.engine->name);
+    if (!e.seconds) {
+      std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());
+      continue;
+    }
+    std::string notes;
+    if (e.arithmetic) notes += arithmetic_words(*e.arithmetic);
+    if (e.memory_bytes > 0) notes += std::string(notes.empty() ? "" : ", ") + "memory " + format_bytes(e.memory_bytes);
+    if (e.engine->generated())
+      notes += std::string(notes.empty() ? "" : ", ") + (e.module_cached ? "module in the cache" : "with its compile");
+    std::string seconds = format_seconds(*e.seconds);
+    if (seconds.size() >= 22) seconds = sparseperm::detail::format_duration(*e.seconds);  // "3.94e+05 days": years
+    std::printf("    %-12s %-22s%s%s\n", name.c_str(), seconds.c_str(), notes.c_str(),
+                e.engine == b.engine ? "   <- chosen" : "");
+    if (e.engine == b.engine && !e.arithmetic_why.empty())
+      std::printf("    %-12s %-22s(exact arithmetic: %s)\n", "", "", e.arithmetic_why.c_str());
+  }
+}
+
+// The fine blocks' sizes, largest first, repeats counted: a diagonal matrix of n = 10^7 has 10^7 blocks of 1.
+inline std::string block_sizes_text(std::vector<int> sizes) {
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  std::string text;
+  for (std::size_t k = 0; k < sizes.size();) {
+    std::size_t same = k;
+    while (same < sizes.size() && sizes[same] == sizes[k]) ++same;
+    text += (text.empty() ? "" : " ") + std::to_string(sizes[k]) +
+            (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
+    k = same;
+  }
+  return text;
+}
+
+// What `compute --engine auto` would do: the structure, then each block's estimates and choice.
+inline void print_auto_plan(const sparse_matrix& m, const compute_options& options) {
   std::printf("\nplan of 'compute --engine auto' (structure first, then the cheapest engine per block):\n");
   try {
-    const permanent_plan plan = make_plan(m, {}, true);  // every module looked up
+    const permanent_plan plan = make_plan(m, options, true);  // every module looked up
     if (plan.zero) {
       std::printf("  permanent 0, without an engine: %s\n", plan.zero_reason.c_str());
-    } else if (n == 0) {
+      return;
+    }
+    if (m.n() == 0) {
       std::printf("  permanent 1 (the 0 x 0 matrix), without an engine\n");
-    } else {
-      // largest first, repeats counted: a diagonal matrix of n = 10^7 has 10^7 blocks of 1
-      std::vector<int> sorted = plan.fine_block_sizes;
-      std::sort(sorted.begin(), sorted.end(), std::greater<>());
-      std::string sizes;
-      for (std::size_t k = 0; k < sorted.size();) {
-        std::size_t same = k;
-        while (same < sorted.size() && sorted[same] == sorted[k]) ++same;
-        sizes += (sizes.empty() ? "" : " ") + std::to_string(sorted[k]) +
-                 (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
-        k = same;
-      }
-      std::printf("  Dulmage-Mendelsohn fine blocks   %d (sizes %s)\n", plan.fine_blocks, sizes.c_str());
-      std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one,
-                  plan.degree_two, plan.integer ? "" : " (merges only on integer matrices)");
-      std::printf("  1 x 1 blocks (factors)           %d\n", plan.trivial_blocks);
-      std::printf("  blocks left for an engine        %zu\n", plan.blocks.size());
-      for (const auto& b : plan.blocks) {
-        std::printf(
-            "\n  block %d x %d, %lld nonzeros: dp frontier %d rows (%s order), %.3g states at most, %.3g transitions\n",
-            b.matrix.n(), b.matrix.n(), static_cast<long long>(b.matrix.nnz()), b.order.frontier, b.order.name.c_str(),
-            b.order.peak_states, b.order.transitions);
-        for (const auto& e : b.estimates) {
-          const std::string name(e.engine->name);
-          if (e.seconds) {
-            std::string notes;
-            if (e.arithmetic) notes += arithmetic_words(*e.arithmetic);
-            if (e.memory_bytes > 0)
-              notes += std::string(notes.empty() ? "" : ", ") + "memory " + format_bytes(e.memory_bytes);
-            if (e.engine->generated()) {
-              notes += std::string(notes.empty() ? "" : ", ") +
-                       (e.module_cached ? "module in the cache" : "with its compile");
-            }
-            std::string seconds = format_seconds(*e.seconds);
-            if (seconds.size() >= 22)
-              seconds = sparseperm::detail::format_duration(*e.seconds);  // "3.94e+05 days": 1.08e+03 years
-            std::printf("    %-12s %-22s%s%s\n", name.c_str(), seconds.c_str(), notes.c_str(),
-                        e.engine == b.engine ? "   <- chosen" : "");
-            if (e.engine == b.engine && !e.arithmetic_why.empty())
-              std::printf("    %-12s %-22s(exact arithmetic: %s)\n", "", "", e.arithmetic_why.c_str());
-          } else {
-            std::printf("    %-12s cannot: %s\n", name.c_str(), e.why.c_str());
-          }
-        }
-      }
-      std::printf("\ncompute --engine auto would run: %s\n", plan_engines(plan).c_str());
-      try {
-        sparseperm::detail::check_plan_time(plan, compute_options{});
-      } catch (const engine_error& e) {
-        std::printf("  but it refuses: %s\n", e.what());
-      }
+      return;
+    }
+    std::printf("  Dulmage-Mendelsohn fine blocks   %d (sizes %s)\n", plan.fine_blocks,
+                block_sizes_text(plan.fine_block_sizes).c_str());
+    std::printf("  reductions                       %d degree-1, %d degree-2 merges%s\n", plan.degree_one,
+                plan.degree_two, plan.integer ? "" : " (merges only on integer matrices)");
+    std::printf("  1 x 1 blocks (factors)           %d\n", plan.trivial_blocks);
+    std::printf("  blocks left for an engine        %zu\n", plan.blocks.size());
+    for (const auto& b : plan.blocks) print_block(b);
+    std::printf("\ncompute --engine auto would run: %s\n", plan_engines(plan).c_str());
+    try {
+      sparseperm::detail::check_plan_time(plan, options);
+    } catch (const engine_error& e) {
+      std::printf("  but it refuses: %s\n", e.what());
     }
   } catch (const engine_error& e) {
     std::printf("  compute --engine auto cannot run: %s\n", e.what());
   }
+}
+
+inline int run_inspect(int argc, char** argv, const tool_context& context) {
+  const arguments args(argc, argv, 2, {"help"}, {});
+  if (args.flag("help")) {
+    std::fputs(inspect_help, stdout);
+    return 0;
+  }
+  if (args.positionals().size() != 1)
+    throw usage_error("inspect needs exactly one FILE (see 'sparseperm inspect --help')");
+  const matrix_market_file file = read_matrix_market(args.positionals()[0]);
+  const sparse_matrix& m = file.matrix;
+  const int n = m.n();
+  print_matrix_facts(file);
+  if (n >= 1 && n <= max_ryser_n) {
+    const column_masks pattern = m.masks();
+    const column_masks ordered = reorder(pattern, permanent_ordering(pattern).order);
+    // the register models count a complex value's registers as the generated kernels do
+    const partition_options options = m.is_complex() ? sparseperm::detail::partition_options_for<complex_double>()
+                                                     : sparseperm::detail::partition_options_for<double>();
+    const register_partition partition = print_orderings(m, pattern, ordered, options);
+    print_generated_plans(m, ordered, options, partition);
+  } else if (n > max_ryser_n) {
+    std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
+  }
+  compute_options options;
+  options.modules = context.modules;
+  print_engines(n, options);
+  print_auto_plan(m, options);
   return 0;
 }
 

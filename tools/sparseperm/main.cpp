@@ -13,6 +13,7 @@
 #include "generate_command.hpp"
 #include "inspect_command.hpp"
 #include "mpi_group.hpp"
+#include "tool.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ const char* main_help = "sparseperm " SPARSEPERM_VERSION_STRING
                         "'sparseperm COMMAND --help' describes each command. Errors are one line on stderr;\n"
                         "bad input and bad usage exit with code 2.\n";
 
-int dispatch(int argc, char** argv) {
+int dispatch(int argc, char** argv, const sparseperm::cli::tool_context& context) {
   using namespace sparseperm::cli;
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
@@ -42,10 +43,10 @@ int dispatch(int argc, char** argv) {
     std::printf("sparseperm %s\n", SPARSEPERM_VERSION_STRING);
     return 0;
   }
-  if (command == "compute") return run_compute(argc, argv);
-  if (command == "inspect") return run_inspect(argc, argv);
+  if (command == "compute") return run_compute(argc, argv, context);
+  if (command == "inspect") return run_inspect(argc, argv, context);
   if (command == "generate") return run_generate(argc, argv);
-  if (command == "bench") return run_bench(argc, argv);
+  if (command == "bench") return run_bench(argc, argv, context);
   throw usage_error("unknown command '" + command +
                     "' (commands: compute, inspect, generate, bench; see 'sparseperm --help')");
 }
@@ -53,15 +54,17 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // the generated engines run through the module pipeline (<sparseperm/pipeline.cuh>)
+  sparseperm::cli::tool_context context{.modules = sparseperm::module_pipeline()};
   std::optional<sparseperm::cli::mpi_session> mpi;  // finalized after the error, if any, is reported
-  return sparseperm::cli::run_tool([&] {
+  return sparseperm::cli::run_tool(context, [&] {
     mpi.emplace();
     if (const sparseperm::process_group* ranks = mpi->group()) {
-      sparseperm::cli::mpi_ranks = ranks;
-      sparseperm::cli::host_rank = mpi->host_rank();
-      sparseperm::cli::host_ranks = mpi->host_ranks();
-      sparseperm::cli::abort_job = &sparseperm::cli::mpi_session::abort_job;
+      context.ranks = ranks;
+      context.host_rank = mpi->host_rank();
+      context.host_ranks = mpi->host_ranks();
+      context.abort_job = &sparseperm::cli::mpi_session::abort_job;
     }
-    return dispatch(argc, argv);
+    return dispatch(argc, argv, context);
   });
 }

@@ -48,7 +48,7 @@ _MAX_EXACT_INTEGER = 2**53
 
 
 class Result:
-    """A permanent and how it was computed.
+    """A permanent and how it was computed: the record the command-line tool prints with ``--json``.
 
     ``value`` is a Python ``int`` when ``exact`` (never a rounded float), else a ``float`` (real
     matrices) or ``complex`` (an exact complex permanent has its parts as ``int`` in ``real`` and
@@ -56,29 +56,35 @@ class Result:
     results; ``None`` when exact). ``engine`` and ``plan`` say what ran, ``seconds`` the wall time
     and ``timings`` its phases (plan, codegen, compile, compute, total). A floating permanent beyond
     double's range has ``value`` inf or 0 and is ``mantissa * 2**exponent`` exactly as computed;
-    ``str()`` writes it in decimal.
+    ``str()`` writes it in decimal. Every other field of the record (``trusted_digits``,
+    ``registers_per_thread``, ...) is an attribute too, and ``record`` is the whole of it.
     """
 
     __slots__ = ("value", "exact", "error_bound", "engine", "plan", "seconds", "timings", "n", "nnz",
-                 "threads", "mantissa", "exponent", "_parts", "_text")
+                 "threads", "mantissa", "exponent", "record", "_parts")
 
     def __init__(self, record: dict):
+        self.record: dict = record
         self.exact: bool = record["exact"]
-        is_complex = record["complex"]
+        is_complex = record.get("complex", False)
+        scaled = record["scaled"]
         if self.exact:
-            parts = (int(record["permanent"]), int(record["permanent_imag"]) if is_complex else 0)
+            parts = (int(record["real"]), int(record["imag"])) if is_complex else (int(record["permanent"]), 0)
+        elif scaled is not None:
+            parts = (_scaled(scaled["value"], scaled["exponent"]), _scaled(scaled["imag"], scaled["exponent"]))
+        elif is_complex:
+            parts = (record["real_value"], record["imag_value"])
         else:
-            parts = (record["value"], record["imag"])
+            parts = (record["value"], 0.0)
         self._parts = parts
         self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
         self.error_bound: Optional[float] = record["error_bound"]
-        self.exponent: int = record["scale_exponent"]
+        self.exponent: int = 0
         self.mantissa: Union[int, float, complex] = self.value
-        if self.exponent:
-            self.mantissa = (complex(record["scaled_value"], record["scaled_imag"]) if is_complex
-                             else record["scaled_value"])
-            self.error_bound = (math.ldexp(record["scaled_error_bound"], self.exponent)
-                                if _fits(record["scaled_error_bound"], self.exponent) else math.inf)
+        if scaled is not None:
+            self.exponent = scaled["exponent"]
+            self.mantissa = complex(scaled["value"], scaled["imag"]) if is_complex else scaled["value"]
+            self.error_bound = _scaled(scaled["error_bound"], self.exponent)
         self.engine: str = record["engine"]
         self.plan: str = record["plan"]
         self.timings: dict = record["seconds"]
@@ -86,11 +92,12 @@ class Result:
         self.n: int = record["n"]
         self.nnz: int = record["nnz"]
         self.threads: int = record["threads"]
-        text = record["permanent"]
-        if is_complex:
-            imag = record["permanent_imag"]
-            text += (" - " + imag[1:] if imag.startswith("-") else " + " + imag) + "i"
-        self._text = text
+
+    def __getattr__(self, name: str):
+        try:
+            return self.record[name]
+        except KeyError:
+            raise AttributeError(f"a sparseperm.Result has no field {name!r}") from None
 
     @property
     def real(self) -> Union[int, float]:
@@ -116,11 +123,11 @@ class Result:
         return complex(self.value)
 
     def __str__(self) -> str:
-        return self._text
+        return self.record["permanent"]
 
     def __repr__(self) -> str:
         how = "exact" if self.exact else f"error_bound={self.error_bound:.2g}"
-        return f"<sparseperm.Result {self._text} ({how}) engine={self.engine!r} seconds={self.seconds:.3g}>"
+        return f"<sparseperm.Result {self} ({how}) engine={self.engine!r} seconds={self.seconds:.3g}>"
 
 
 class Results(collections.abc.Sequence):
@@ -175,11 +182,12 @@ class Results(collections.abc.Sequence):
         return f"<sparseperm.Results of {len(self)} permanents>"
 
 
-def _fits(mantissa: float, exponent: int) -> bool:
+def _scaled(mantissa: float, exponent: int) -> float:
+    """mantissa * 2**exponent as a float: inf (with its sign) beyond double's range, 0 below it."""
     try:
-        return math.isfinite(math.ldexp(mantissa, exponent))
+        return math.ldexp(mantissa, exponent)
     except OverflowError:
-        return False
+        return math.copysign(math.inf, mantissa)
 
 
 class Engine(NamedTuple):
@@ -278,16 +286,19 @@ def _multiplicities(counts, what: str) -> list:
 
 
 def _options(engine, precision, threads, devices, rows, cols, time_limit):
+    """The settings as the command-line tool's text (the library reads both alike)."""
     if threads is None:
-        threads = 0
+        threads = ""
     elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads: a positive count, not {threads!r}")
     if time_limit is None:
-        time_limit = 24 * 3600.0
+        limit = ""
     elif not time_limit > 0:
         raise ValueError(f"time_limit: seconds above 0 (math.inf: none), not {time_limit!r}")
-    return _core._Options(engine=str(engine), precision=precision or "", threads=int(threads),
-                          devices=_devices(devices), time_limit=float(time_limit),
+    else:
+        limit = "none" if math.isinf(time_limit) else f"{float(time_limit)!r}s"
+    return _core._Options(engine=str(engine), precision=precision or "", threads=str(threads),
+                          devices=_devices(devices), time_limit=limit,
                           rows=_multiplicities(rows, "rows"), cols=_multiplicities(cols, "cols"),
                           include_dir=_INCLUDE_DIR)
 

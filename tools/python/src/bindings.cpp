@@ -9,12 +9,18 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
+
+#include <sparseperm/matrix/input_error.cuh>
 
 #include "door.hpp"
 
@@ -41,38 +47,38 @@ door_matrix to_matrix(int n, const index_array& rows, const index_array& columns
   return m;
 }
 
-nb::dict to_dict(const door_result& r) {
+// A published field's value in Python (core/result.cuh's for_each_field: the JSON record's fields).
+template <class T>
+nb::object python_value(const T& value) {
+  if constexpr (sparseperm::detail::is_optional_field<T>) {
+    return value ? python_value(*value) : nb::none();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return nb::str(value.c_str(), value.size());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return nb::bool_(value);
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    return nb::int_(value);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return nb::float_(value);
+  } else if constexpr (std::is_same_v<T, sparseperm::measured>) {
+    return nb::float_(value.seconds);
+  } else {  // a nested record
+    nb::dict nested;
+    for_each_field(value, [&](const char* name, const auto& v) { nested[name] = python_value(v); });
+    return nested;
+  }
+}
+
+nb::dict to_dict(const sparseperm::permanent_result& r) {
   nb::dict d;
-  d["permanent"] = r.permanent;
-  d["permanent_imag"] = r.permanent_imag;
-  d["value"] = r.value;
-  d["imag"] = r.imag;
-  d["exact"] = r.exact;
-  d["complex"] = r.complex;
-  d["error_bound"] = r.has_error_bound ? nb::object(nb::float_(r.error_bound)) : nb::none();
-  d["scale_exponent"] = r.scale_exponent;
-  d["scaled_value"] = r.scaled_value;
-  d["scaled_imag"] = r.scaled_imag;
-  d["scaled_error_bound"] = r.scaled_error_bound;
-  d["engine"] = r.engine;
-  d["plan"] = r.plan;
-  d["n"] = r.n;
-  d["nnz"] = r.nnz;
-  d["threads"] = r.threads;
-  nb::dict seconds;
-  seconds["plan"] = r.seconds_plan;
-  seconds["codegen"] = r.seconds_codegen;
-  seconds["compile"] = r.seconds_compile;
-  seconds["compute"] = r.seconds_compute;
-  seconds["total"] = r.seconds_total;
-  d["seconds"] = seconds;
+  for_each_field(r, [&](const char* name, const auto& value) { d[name] = python_value(value); });
   return d;
 }
 
 // A batch's results, kept in C++: a sampler's million matrices become numpy arrays in one pass, and
 // a result's dict (Result) only where Python asks for that one.
 struct batch_records {
-  std::vector<door_result> results;
+  std::vector<sparseperm::permanent_result> results;
 };
 
 template <class T, class Field>
@@ -130,68 +136,66 @@ auto interruptible(bool long_run, const F& f) {
   return std::move(*out);
 }
 
-door_options make_options(const std::string& engine, const std::string& precision, int threads,
-                          const std::string& devices, double time_limit, std::vector<int> rows, std::vector<int> cols,
-                          const std::string& include_dir) {
-  door_options o;
-  o.engine = engine;
-  o.precision = precision;
-  o.threads = threads;
-  o.devices = devices;
-  o.time_limit_seconds = time_limit;
-  o.row_multiplicities = std::move(rows);
-  o.column_multiplicities = std::move(cols);
-  o.include_dir = include_dir;
-  return o;
-}
-
 constexpr int long_run_size = 20;  // below, a Ryser run is milliseconds: no worker thread
 
-}  // namespace
+// The Python exception of a library error: EngineUnavailableError for an engine this machine lacks,
+// OverflowError, KeyboardInterrupt, SparsepermError for a run that failed; ValueError for a bad matrix
+// or option. A batch's failing matrix is its own error's type with the batch's message ("matrix K: ").
+PyObject* exception_type(const std::exception_ptr& p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const sparseperm::batch_error& e) {
+    return e.cause() ? exception_type(e.cause()) : sparseperm_error;
+  } catch (const sparseperm::engine_error& e) {
+    switch (e.reason()) {
+      case sparseperm::engine_error::kind::unavailable:
+        return unavailable_error;
+      case sparseperm::engine_error::kind::overflow:
+        return PyExc_OverflowError;
+      case sparseperm::engine_error::kind::interrupted:
+        return PyExc_KeyboardInterrupt;
+      case sparseperm::engine_error::kind::failed:
+        return sparseperm_error;
+      default:
+        return PyExc_ValueError;
+    }
+  } catch (const sparseperm::input_error&) {
+    return PyExc_ValueError;
+  } catch (const std::invalid_argument&) {
+    return PyExc_ValueError;
+  } catch (...) {
+    return nullptr;  // not the library's: nanobind's own translation
+  }
+}
 
-NB_MODULE(_sparseperm, m) {
-  m.doc() = "sparseperm's extension module; use the package `sparseperm`.";
+void register_exceptions(nb::module_& m) {
   sparseperm_error = PyErr_NewException("sparseperm.SparsepermError", PyExc_RuntimeError, nullptr);
   unavailable_error = PyErr_NewException("sparseperm.EngineUnavailableError", sparseperm_error, nullptr);
   m.attr("SparsepermError") = nb::handle(sparseperm_error);
   m.attr("EngineUnavailableError") = nb::handle(unavailable_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    PyObject* type = exception_type(p);
+    if (type == nullptr) std::rethrow_exception(p);
     try {
       std::rethrow_exception(p);
-    } catch (const door_error& e) {
-      PyObject* type = PyExc_ValueError;
-      switch (e.reason()) {
-        case door_error::kind::unavailable:
-          type = unavailable_error;
-          break;
-        case door_error::kind::overflow:
-          type = PyExc_OverflowError;
-          break;
-        case door_error::kind::interrupted:
-          type = PyExc_KeyboardInterrupt;
-          break;
-        case door_error::kind::failed:
-          type = sparseperm_error;
-          break;
-        default:
-          break;
-      }
+    } catch (const std::exception& e) {
       PyErr_SetString(type, e.what());
     }
   });
+}
 
+void define_computing(nb::module_& m) {
   nb::class_<door_options>(m, "_Options")
       .def(
           "__init__",
-          [](door_options* self, const std::string& engine, const std::string& precision, int threads,
-             const std::string& devices, double time_limit, std::vector<int> rows, std::vector<int> cols,
-             const std::string& include_dir) {
-            new (self) door_options(make_options(engine, precision, threads, devices, time_limit, std::move(rows),
-                                                 std::move(cols), include_dir));
+          [](door_options* self, std::string engine, std::string precision, std::string threads, std::string devices,
+             std::string time_limit, std::vector<int> rows, std::vector<int> cols, std::string include_dir) {
+            new (self)
+                door_options{std::move(engine),     std::move(precision), std::move(threads), std::move(devices),
+                             std::move(time_limit), std::move(rows),      std::move(cols),    std::move(include_dir)};
           },
           nb::arg("engine"), nb::arg("precision"), nb::arg("threads"), nb::arg("devices"), nb::arg("time_limit"),
           nb::arg("rows"), nb::arg("cols"), nb::arg("include_dir"));
-
   m.def(
       "compute",
       [](int n, const index_array& rows, const index_array& columns, const value_array& real,
@@ -201,7 +205,10 @@ NB_MODULE(_sparseperm, m) {
                                      [&](sparseperm::progress_counter& p) { return compute(matrix, options, p); }));
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+}
 
+void define_batches(nb::module_& m) {
+  using result = sparseperm::permanent_result;
   nb::class_<batch_records>(m, "BatchRecords")
       .def("__len__", [](const batch_records& b) { return b.results.size(); })
       .def("record",
@@ -210,21 +217,18 @@ NB_MODULE(_sparseperm, m) {
              return to_dict(b.results[k]);
            })
       .def("value",
-           [](const batch_records& b) { return column_of<double>(b, [](const door_result& r) { return r.value; }); })
-      .def("imag",
-           [](const batch_records& b) { return column_of<double>(b, [](const door_result& r) { return r.imag; }); })
+           [](const batch_records& b) { return column_of<double>(b, [](const result& r) { return r.value; }); })
+      .def("imag", [](const batch_records& b) { return column_of<double>(b, [](const result& r) { return r.imag; }); })
       .def("error_bound",
            [](const batch_records& b) {
-             return column_of<double>(b, [](const door_result& r) { return r.has_error_bound ? r.error_bound : 0.0; });
+             return column_of<double>(b, [](const result& r) { return r.error_bound.value_or(0.0); });
            })
-      .def("exact",
-           [](const batch_records& b) { return column_of<bool>(b, [](const door_result& r) { return r.exact; }); })
+      .def("exact", [](const batch_records& b) { return column_of<bool>(b, [](const result& r) { return r.exact; }); })
       .def("complex",
-           [](const batch_records& b) { return column_of<bool>(b, [](const door_result& r) { return r.complex; }); })
+           [](const batch_records& b) { return column_of<bool>(b, [](const result& r) { return r.complex; }); })
       .def("in_range", [](const batch_records& b) {
-        return column_of<bool>(b, [](const door_result& r) { return r.scale_exponent == 0; });
+        return column_of<bool>(b, [](const result& r) { return r.scale_exponent == 0; });
       });
-
   m.def(
       "compute_batch",
       [](const nb::list& items, const door_options& options) {
@@ -239,23 +243,49 @@ NB_MODULE(_sparseperm, m) {
             interruptible(true, [&](sparseperm::progress_counter& p) { return compute_batch(matrices, options, p); })};
       },
       nb::arg("items"), nb::arg("options"));
-
   m.def(
       "compute_dense_batch",
       [](const dense_batch& real, const std::optional<dense_batch>& imag, const door_options& options) {
         const int batch = static_cast<int>(real.shape(0)), n = static_cast<int>(real.shape(1));
-        if (real.shape(2) != real.shape(1))
-          throw door_error(door_error::kind::bad_input, "the matrices are not square");
+        if (real.shape(2) != real.shape(1)) throw std::invalid_argument("the matrices are not square");
         if (imag &&
             (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1) || imag->shape(2) != real.shape(2)))
-          throw door_error(door_error::kind::bad_input, "the imaginary parts' shape differs");
+          throw std::invalid_argument("the imaginary parts' shape differs");
         const double* im = imag ? imag->data() : nullptr;
         return batch_records{interruptible(batch >= 64 || n >= long_run_size, [&](sparseperm::progress_counter& p) {
           return compute_dense_batch(batch, n, real.data(), im, options, p);
         })};
       },
       nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+}
 
+nb::dict inspection_dict(const door_inspection& in) {
+  nb::dict d;
+  d["n"] = in.n;
+  d["nnz"] = in.nnz;
+  d["engine"] = in.engines;
+  d["plan"] = in.plan;
+  nb::list blocks;
+  for (const door_block& b : in.blocks) {
+    nb::dict block;
+    block["n"] = b.n;
+    block["nnz"] = b.nnz;
+    block["engine"] = b.engine;
+    nb::dict estimates;
+    for (const door_estimate& e : b.estimates) {
+      nb::dict one;
+      one["seconds"] = e.possible ? nb::object(nb::float_(e.seconds)) : nb::none();
+      one["note"] = e.why;
+      estimates[e.engine.c_str()] = one;
+    }
+    block["estimates"] = estimates;
+    blocks.append(block);
+  }
+  d["blocks"] = blocks;
+  return d;
+}
+
+void define_looking(nb::module_& m) {
   m.def("read_mtx", [](const std::string& path) {
     const door_matrix matrix = read_matrix_market_file(path);
     const auto array = [](const auto& values) {
@@ -268,42 +298,27 @@ NB_MODULE(_sparseperm, m) {
     return nb::make_tuple(matrix.n, array(matrix.rows), array(matrix.columns), array(matrix.real),
                           matrix.imag.empty() ? nb::none() : nb::object(nb::cast(array(matrix.imag))));
   });
-
   m.def(
       "inspect",
       [](int n, const index_array& rows, const index_array& columns, const value_array& real,
          const std::optional<value_array>& imag, const door_options& options) {
-        const door_inspection in = inspect(to_matrix(n, rows, columns, real, imag), options);
-        nb::dict d;
-        d["n"] = in.n;
-        d["nnz"] = in.nnz;
-        d["engine"] = in.engines;
-        d["plan"] = in.plan;
-        nb::list blocks;
-        for (const door_block& b : in.blocks) {
-          nb::dict block;
-          block["n"] = b.n;
-          block["nnz"] = b.nnz;
-          block["engine"] = b.engine;
-          nb::dict estimates;
-          for (const door_estimate& e : b.estimates) {
-            nb::dict one;
-            one["seconds"] = e.possible ? nb::object(nb::float_(e.seconds)) : nb::none();
-            one["note"] = e.why;
-            estimates[e.engine.c_str()] = one;
-          }
-          block["estimates"] = estimates;
-          blocks.append(block);
-        }
-        d["blocks"] = blocks;
-        return d;
+        return inspection_dict(inspect(to_matrix(n, rows, columns, real, imag), options));
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
-
   m.def("engines", [](const door_options& options) {
     nb::list out;
     for (const door_engine& e : engines(options)) out.append(nb::make_tuple(e.name, e.summary, e.available, e.why));
     return out;
   });
   m.def("has_cuda_build", &has_cuda_build);
+}
+
+}  // namespace
+
+NB_MODULE(_sparseperm, m) {
+  m.doc() = "sparseperm's extension module; use the package `sparseperm`.";
+  register_exceptions(m);
+  define_computing(m);
+  define_batches(m);
+  define_looking(m);
 }

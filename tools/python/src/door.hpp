@@ -1,12 +1,16 @@
 #pragma once
 // The boundary between the Python bindings (bindings.cpp: nanobind, the host compiler) and the
-// library (door.cpp: compiled by nvcc where there is one, so that the GPU engines exist): plain types.
+// library (door.cpp: compiled by nvcc where there is one, so that the GPU engines exist). It speaks the
+// library's own types where they are plain C++: results are permanent_result (their published fields,
+// for_each_field, become the Python dict), errors are the library's (engine_error, input_error,
+// batch_error, std::invalid_argument for a bad matrix or option), settings are the tool's text.
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <sparseperm/core/engine_error.cuh>
 #include <sparseperm/core/progress.cuh>
+#include <sparseperm/core/result.cuh>
 
 namespace sparseperm::python {
 
@@ -17,55 +21,24 @@ struct door_matrix {
   std::vector<double> real, imag;
 };
 
+// The settings as the tool's text (settings.cuh's setting_texts; empty: the default), the
+// multiplicities, and where the library's headers are for the generated engines.
 struct door_options {
-  std::string engine = "auto";
-  std::string precision;  // empty: automatic; "double", "compensated" or "exact"
-  int threads = 0;        // 0: all
-  std::string devices;    // empty: the first GPU; "all" or "0,1"
-  double time_limit_seconds = 24 * 3600.0;
+  std::string engine, precision, threads, devices, time_limit;
   std::vector<int> row_multiplicities, column_multiplicities;  // empty: 1 each
-  std::string include_dir;  // the library's headers, where the generated engines compile
-};
-
-struct door_result {
-  std::string permanent, permanent_imag;  // exact decimal integers, or %.17g / scaled decimal text
-  double value = 0, imag = 0;
-  bool exact = false, complex = false, has_error_bound = false;
-  double error_bound = 0;
-  std::int64_t scale_exponent = 0;  // beyond double: (scaled_value + i·scaled_imag)·2^scale_exponent
-  double scaled_value = 0, scaled_imag = 0, scaled_error_bound = 0;
-  std::string engine, plan;
-  int n = 0, threads = 0;
-  std::int64_t nnz = 0;
-  double seconds_plan = 0, seconds_codegen = 0, seconds_compile = 0, seconds_compute = 0, seconds_total = 0;
-};
-
-// An error as the CLI would report it, with what kind of Python exception it becomes.
-class door_error : public std::runtime_error {
- public:
-  enum class kind { bad_input, unknown_engine, unavailable, too_large, overflow, refused, interrupted, failed };
-  door_error(kind what, const std::string& message) : std::runtime_error(message), kind_(what) {}
-  kind reason() const noexcept { return kind_; }
-
- private:
-  kind kind_;
-};
-
-struct door_engine {
-  std::string name, summary;
-  bool available = true;
-  std::string why;  // when not available
+  std::string include_dir;
 };
 
 door_matrix read_matrix_market_file(const std::string& path);
-door_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
+permanent_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
 // Many matrices (the library's compute_permanents: dense ones without a plan, on the CPU's threads or a
-// GPU warp each), results in order. The first failing matrix (by index) is the error, "matrix K: ...".
-std::vector<door_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
-                                       progress_counter& progress);
-// B dense n × n matrices, row-major one after the other (imag empty, or beside real).
-std::vector<door_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
-                                             const door_options& options, progress_counter& progress);
+// GPU warp each), results in order. The first failing matrix (by index) is a batch_error.
+std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
+                                            progress_counter& progress);
+// B dense n × n matrices, row-major one after the other (imag null, or beside real).
+std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
+                                                  const door_options& options, progress_counter& progress);
+
 // The planner's view: every block with every engine's estimate, and the engine chosen.
 struct door_estimate {
   std::string engine;
@@ -86,6 +59,12 @@ struct door_inspection {
   std::vector<door_block> blocks;
 };
 door_inspection inspect(const door_matrix& matrix, const door_options& options);
+
+struct door_engine {
+  std::string name, summary;
+  bool available = true;
+  std::string why;  // when not available
+};
 std::vector<door_engine> engines(const door_options& options);
 bool has_cuda_build();
 
