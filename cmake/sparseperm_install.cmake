@@ -7,6 +7,13 @@ install(DIRECTORY include/sparseperm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT sparseperm-targets
         NAMESPACE sparseperm::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparseperm)
+# sparseperm::hana (Boost.Hana) in a file of its own, which the package loads only where Boost is found
+if(TARGET sparseperm_hana)
+  install(TARGETS sparseperm_hana EXPORT sparseperm-hana-targets)
+  install(EXPORT sparseperm-hana-targets
+          NAMESPACE sparseperm::
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparseperm)
+endif()
 
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/sparseperm-config.cmake.in

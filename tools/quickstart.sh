@@ -7,7 +7,8 @@
 #                              the Python tests' packages with pip), build everything, run the whole
 #                              test suite
 #
-# The build goes to ./build (or $SPARSEPERM_BUILD_DIR). Without nvcc the host parts are built alone.
+# The build goes to ./build (or $SPARSEPERM_BUILD_DIR), with Ninja (and ccache where it is installed).
+# Without nvcc the host parts are built alone. `test` ends with the ten slowest build steps and tests.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +18,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # install_missing [package...]: the build's packages and those named.
 install_missing() {
-  local packages=(cmake g++ make libboost-dev doctest-dev "$@") missing=() package
+  local packages=(cmake g++ ninja-build libboost-dev doctest-dev "$@") missing=() package
   if ! command -v dpkg >/dev/null 2>&1; then
     echo "quickstart: not a Debian system; make sure CMake >= 3.25, g++ >= 12, Boost >= 1.71 and doctest are installed"
     return
@@ -55,12 +56,31 @@ find_cuda() {
   fi
 }
 
-# configure_and_build [target...]: everything when no target is named.
+# configure_and_build [target...]: everything when no target is named. Ninja where the build folder
+# is new (an existing one keeps its generator); ccache where it is installed.
 configure_and_build() {
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  local configure=(-DCMAKE_BUILD_TYPE=Release)
+  if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then configure+=(-G Ninja); fi
+  if command -v ccache >/dev/null 2>&1; then
+    configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null
   local targets=()
   (($#)) && targets=(--target "$@")
   cmake --build "$build" -j "$jobs" "${targets[@]}"
+}
+
+# The ten slowest build steps (Ninja's log) and tests (ctest's output in $1).
+report_slowest() {
+  if [ -f "$build/.ninja_log" ]; then
+    echo
+    echo "slowest build steps (seconds):"
+    awk -F'\t' 'NR > 1 { printf "%8.1f  %s\n", ($2 - $1) / 1000, $4 }' "$build/.ninja_log" | sort -rn | head -10
+  fi
+  echo
+  echo "slowest tests (seconds):"
+  sed -nE 's/.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/p' "$1" | sort -rn | head -10 |
+    awk '{ printf "%8.1f  %s\n", $1, $2 }'
 }
 
 case "$mode" in
@@ -73,11 +93,14 @@ case "$mode" in
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
     ;;
   test)
-    install_missing openmpi-bin libopenmpi-dev python3-pip
+    install_missing openmpi-bin libopenmpi-dev python3-pip clang-format
     install_python_packages
     find_cuda
     configure_and_build
-    ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    status=0
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" | tee "$build/ctest.log" || status=$?
+    report_slowest "$build/ctest.log"
+    exit "$status"
     ;;
   *)
     echo "usage: tools/quickstart.sh run|test" >&2

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../agreement.hpp"
+#include "../engine_options.hpp"
 #include "random_matrix.hpp"
 
 namespace sp = sparseperm;
@@ -32,12 +33,7 @@ sp::sparse_matrix random_complex(sp::random_stream& s, int n, double density, bo
   return sp::sparse_matrix::from_entries(n, std::move(entries));
 }
 
-sp::compute_options with_engine(const sp::engine_description* engine, sp::precision p = sp::precision::automatic) {
-  sp::compute_options options;
-  options.engine = sp::engine_choice(engine);
-  options.precision = p;
-  return options;
-}
+using test_options::with_engine;
 
 }  // namespace
 

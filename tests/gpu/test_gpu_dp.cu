@@ -5,7 +5,7 @@
 // (millions of states), many primes, the planner's choice, and its refusals.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/engines/ranked_dp.cuh>
+#include <sparseperm/dp/ranked_dp.cuh>
 #include <sparseperm/perm.cuh>
 
 #include <cmath>

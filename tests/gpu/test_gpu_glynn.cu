@@ -12,18 +12,14 @@
 #include <vector>
 
 #include "../agreement.hpp"
+#include "../engine_options.hpp"
 #include "../host/test_support.hpp"
 
 namespace sp = sparseperm;
 
 namespace {
 
-sp::compute_options with_engine(const sp::engine_description* engine, sp::precision p = sp::precision::automatic) {
-  sp::compute_options options;
-  options.engine = sp::engine_choice(engine);
-  options.precision = p;
-  return options;
-}
+using test_options::with_engine;
 
 const sp::engine_description* const gpu_glynn = &sp::description_of<sp::engines::gpu_glynn>;
 const sp::engine_description* const glynn = &sp::description_of<sp::engines::glynn>;

@@ -6,7 +6,7 @@
 // permanent (n ≤ 16) or the reference's bound.
 #include "gpu_test_main.hpp"
 
-#include <sparseperm/compute.cuh>
+#include <sparseperm/engines/dp.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/module/codegen.cuh>

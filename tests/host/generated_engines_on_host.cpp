@@ -11,8 +11,8 @@
 // error bounds against the exact rational permanent (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
 
-#include <sparseperm/compute.cuh>
 #include <sparseperm/engines/cpu_cached.cuh>
+#include <sparseperm/engines/dp.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/module/codegen.cuh>
 #include <sparseperm/numeric/accumulators.cuh>

@@ -2,7 +2,7 @@
 // Gray-code facts, Algorithm 2 launch plans, Algorithm 3 orderings, Algorithm 4 partitions.
 #include <doctest/doctest.h>
 
-#include <sparseperm/ryser/chunk_share.cuh>
+#include <sparseperm/run/chunk_dispatch.cuh>
 #include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/gray_steps.cuh>
 #include <sparseperm/ryser/launch_parameters.cuh>
@@ -216,8 +216,10 @@ TEST_CASE("ranks of unequal speed: the dealing gives the slow rank fewer chunks,
       }
       for (auto& w : workers) w.join();
     };
-    const std::vector<std::uint64_t> records = sp::detail::run_chunk_share<std::uint64_t>(
-        chunks, shared, nullptr, [](std::uint64_t) { return std::uint64_t{1}; }, 2, run);
+    const std::vector<std::uint64_t> records =
+        sp::detail::chunk_dispatch<std::uint64_t>(chunks, shared, nullptr, [](std::uint64_t) {
+          return std::uint64_t{1};
+        }).run(2, run);
     for (std::uint64_t c = 0; c < chunks; ++c) REQUIRE(records[c] == c * 3 + 1);
     counted[static_cast<std::size_t>(r)] = shared.rank_chunks;
     std::uint64_t mine = 0;
@@ -235,4 +237,41 @@ TEST_CASE("ranks of unequal speed: the dealing gives the slow rank fewer chunks,
   CHECK(total == chunks);
   // speeds 1 : 1/2 : 1/3 : 1/4 would give 115, 58, 38, 29; a fixed split 60 each
   CHECK(counted[0][0] > counted[0][3] * 2);
+}
+
+TEST_CASE("the record codec: records travel as bytes and back, and a malformed record is refused") {
+  namespace d = sp::detail;
+  // trivially copyable records: their bytes
+  const d::compensated_sum sum = [] {
+    d::compensated_sum s;
+    for (int k = 1; k <= 1000; ++k) s.add_signed(1.0 / k, k % 3 == 0);
+    return s;
+  }();
+  d::compensated_sum back;
+  REQUIRE(d::record_from_bytes(d::record_bytes(sum), back));
+  CHECK(back.sum == sum.sum);
+  CHECK(back.compensation == sum.compensation);
+  CHECK(back.magnitude == sum.magnitude);
+  CHECK_FALSE(d::record_from_bytes(d::record_bytes(sum).substr(1), back));  // cut short
+  CHECK_FALSE(d::record_from_bytes(d::record_bytes(sum) + "x", back));      // too long
+  // big integers: the sign and the limbs, of any size
+  sp::random_stream s(99);
+  for (int trial = 0; trial < 200; ++trial) {
+    d::big_integer v(static_cast<long long>(s.below(1000)) - 500);
+    for (int k = 0; k < trial % 17; ++k) v = v.times(static_cast<long long>(s.below(1u << 30)) + 1);
+    d::big_sum<d::big_gaussian> total;
+    total.add(d::big_gaussian(v, v.times(-3)));
+    d::big_sum<d::big_gaussian> again;
+    REQUIRE(d::record_from_bytes(d::record_bytes(total), again));
+    CHECK(again.sum.re.to_decimal() == v.to_decimal());
+    CHECK(again.sum.im.to_decimal() == v.times(-3).to_decimal());
+  }
+  const std::string zero = d::record_bytes(d::big_integer(0ll));
+  d::big_integer z(5ll);
+  REQUIRE(d::record_from_bytes(zero, z));
+  CHECK(z.is_zero());
+  std::string huge = d::byte_writer().put(std::uint8_t{0}).put(std::uint64_t{1} << 60).take();  // limbs it lacks
+  CHECK_FALSE(d::record_from_bytes(huge, z));
+  std::string sign = d::byte_writer().put(std::uint8_t{7}).put(std::uint64_t{0}).take();  // a sign byte of 7
+  CHECK_FALSE(d::record_from_bytes(sign, z));
 }

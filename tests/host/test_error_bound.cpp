@@ -7,10 +7,11 @@
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
+#include <sparseperm/matrix/exactness.cuh>
+#include <sparseperm/matrix/row_grids.cuh>
 #include <sparseperm/numeric/error_bound.cuh>
 #include <sparseperm/numeric/product_bound.cuh>
 #include <sparseperm/result_json.cuh>
-#include <sparseperm/ryser/runtime_arithmetic.cuh>
 
 #include <cmath>
 #include <limits>

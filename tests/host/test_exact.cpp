@@ -5,8 +5,9 @@
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
+#include <sparseperm/matrix/exactness.cuh>
 #include <sparseperm/numeric/modular.cuh>
-#include <sparseperm/ryser/runtime_arithmetic.cuh>
+#include <sparseperm/ryser/arithmetic_types.cuh>
 
 #include <cmath>
 #include <string>

@@ -228,7 +228,7 @@ TEST_CASE("products and bounds at the ends of double's range") {
   static_assert(sp::detail::exception_free_product(underflowing, 2) == 0, "constant evaluation takes it");
   // the planner leaves rows whose values span too much to dp and reference
   const auto wide = sp::sparse_matrix::from_entries(2, {{0, 0, 1e20}, {0, 1, 2}, {1, 0, 3}, {1, 1, 1e-20}});
-  CHECK(sp::detail::ryser_bound_refusal(wide).has_value());
+  CHECK(sp::detail::row_grid_refusal(wide).has_value());
   CHECK(sp::make_plan(wide).blocks.at(0).engine->name == "dp");
   const sp::permanent_result w = sp::compute_permanent(wide);
   CHECK(w.engine == "reference");  // n <= 6: brute force, before any plan

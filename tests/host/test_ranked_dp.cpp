@@ -1,12 +1,12 @@
-// gpu-dp's dense steps (engines/ranked_dp.cuh), run on host threads with the same per-state code the
+// gpu-dp's dense steps (dp/ranked_dp.cuh), run on host threads with the same per-state code the
 // GPU runs: ranks and unranks, then whole permanents against independent references: the big-integer
 // subset DP of exact values (test_support, complex_reference), the reference engine and the hash dp,
 // on random matrices under their best order and under random orders (new rows and finishing rows in
 // every combination), integer ones exactly in residues, real and complex ones within their bounds.
 #include <doctest/doctest.h>
 
+#include <sparseperm/dp/ranked_dp.cuh>
 #include <sparseperm/engines/dp.cuh>
-#include <sparseperm/engines/ranked_dp.cuh>
 #include <sparseperm/engines/reference.cuh>
 
 #include <algorithm>

@@ -12,14 +12,14 @@ using sp::detail::int128;
 
 namespace {
 
-int128 factorial(int n) {
+int128 factorial128(int n) {
   int128 f = 1;
   for (int k = 2; k <= n; ++k) f *= k;
   return f;
 }
 
-int128 derangements(int n) {  // D(n) = (n − 1)(D(n − 1) + D(n − 2))
-  int128 a = 1, b = 0;        // D(0), D(1)
+int128 derangements128(int n) {  // D(n) = (n − 1)(D(n − 1) + D(n − 2))
+  int128 a = 1, b = 0;           // D(0), D(1)
   if (n == 0) return a;
   for (int k = 2; k <= n; ++k) {
     const int128 c = (k - 1) * (a + b);
@@ -62,15 +62,15 @@ TEST_CASE("long double agrees with the exact answers on small real matrices") {
 
 TEST_CASE("closed forms") {
   for (int n = 1; n <= 12; ++n) {
-    CHECK(sp::reference::subset_dp<int128>(test_support::dense_matrix(n, 1)) == factorial(n));
-    CHECK(sp::reference::subset_dp<int128>(test_support::derangement_matrix(n)) == derangements(n));
+    CHECK(sp::reference::subset_dp<int128>(test_support::dense_matrix(n, 1)) == factorial128(n));
+    CHECK(sp::reference::subset_dp<int128>(test_support::derangement_matrix(n)) == derangements128(n));
   }
   for (int n = 1; n <= 20; n += 3) {
-    CHECK(sp::reference::dense_ryser_exact(test_support::dense_matrix(n, 1)) == factorial(n));
-    CHECK(sp::reference::dense_ryser_exact(test_support::derangement_matrix(n)) == derangements(n));
+    CHECK(sp::reference::dense_ryser_exact(test_support::dense_matrix(n, 1)) == factorial128(n));
+    CHECK(sp::reference::dense_ryser_exact(test_support::derangement_matrix(n)) == derangements128(n));
   }
-  CHECK(sp::detail::to_decimal(factorial(20)) == "2432902008176640000");
-  CHECK(sp::detail::to_decimal(-factorial(25)) == "-15511210043330985984000000");
+  CHECK(sp::detail::to_decimal(factorial128(20)) == "2432902008176640000");
+  CHECK(sp::detail::to_decimal(-factorial128(25)) == "-15511210043330985984000000");
 }
 
 TEST_CASE("the engine picks its algorithm and arithmetic") {
@@ -80,7 +80,7 @@ TEST_CASE("the engine picks its algorithm and arithmetic") {
   CHECK(small.plan.find("brute force") != std::string::npos);
   const auto larger = sp::permanent_reference(test_support::derangement_matrix(16));
   CHECK(larger.exact);
-  CHECK(larger.permanent == sp::detail::to_decimal(derangements(16)));
+  CHECK(larger.permanent == sp::detail::to_decimal(derangements128(16)));
   CHECK(larger.plan.find("Ryser") != std::string::npos);
   const auto real = sp::permanent_reference(test_support::dense_matrix(12, 0.5));
   CHECK_FALSE(real.exact);

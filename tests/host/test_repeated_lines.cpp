@@ -1,16 +1,19 @@
 // Repeated rows and columns: detection (exact, bit for bit), expansion, and the glynn engine against
 // the reference on the expanded matrices (real, complex, integer and Gaussian integer), the planner
-// choosing it, and the all-equal 62 x 62 matrix exactly.
+// choosing it, the all-equal 62 x 62 matrix exactly, and glynn's tasks journaled and shared over ranks.
 #include <doctest/doctest.h>
 
 #include <sparseperm/perm.cuh>
 #include <sparseperm/structure/repeated_lines.cuh>
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "../agreement.hpp"
+#include "ranks_in_threads.hpp"
 #include "test_support.hpp"
 
 namespace sp = sparseperm;
@@ -115,4 +118,56 @@ TEST_CASE("an all-equal 62 x 62 matrix: exactly 62! a^62, in Glynn's 62 terms") 
   CHECK(z.exact);
   CHECK(z.permanent == "0");
   CHECK(z.permanent_imag == imag.to_decimal());
+}
+
+TEST_CASE("glynn's tasks are chunks: a journal resumes them and ranks share them, bit for bit") {
+  const std::string journal = (std::filesystem::temp_directory_path() / "sparseperm-glynn.journal").string();
+  sp::random_stream s(4242);
+  // real, complex, integers in 128 bits, and integers that need big integers (entries near 2^40)
+  for (const int kind : {0, 1, 2, 3}) {
+    CAPTURE(kind);
+    std::vector<sp::matrix_entry> entries;
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) {
+        const double big = std::ldexp(static_cast<double>(s.below(1 << 20)) + 1, 20);  // up to 2^40
+        double integer = static_cast<double>(s.below(18)) - 9;                         // in [−9, 9] without 0
+        if (integer >= 0) integer += 1;
+        const double re = kind == 3 ? big : kind == 2 ? integer : 1.0 - 2 * s.uniform();
+        entries.push_back({i, j, re, kind == 1 ? 1.0 - 2 * s.uniform() : 0.0});
+      }
+    }
+    const sp::sparse_matrix base = sp::sparse_matrix::from_entries(6, std::move(entries));
+    const sp::sparse_matrix m = sp::expand_lines(base, {3, 2, 2, 1, 3, 1}, {2, 2, 2, 2, 2, 2});
+    std::filesystem::remove(journal);
+    sp::compute_options options = with_engine(&sp::description_of<sp::engines::glynn>);
+    options.checkpoint = journal;
+    const auto first = sp::compute_permanent(m, options);
+    CHECK(first.plan.find("journal " + journal + ": 0 of") != std::string::npos);
+    if (kind == 3) CHECK(first.plan.find("big integers") != std::string::npos);
+    // a journal cut in the middle of a record: the whole records are kept, the rest run again
+    const auto size = std::filesystem::file_size(journal);
+    std::filesystem::resize_file(journal, size / 2 + 3);
+    const auto resumed = sp::compute_permanent(m, options);
+    CHECK(resumed.plan.find(" chunks resumed from it") != std::string::npos);
+    CHECK(resumed.plan.find(": 0 of") == std::string::npos);
+    CHECK(resumed.permanent == first.permanent);
+    CHECK(resumed.permanent_imag == first.permanent_imag);
+    CHECK(resumed.error_bound == first.error_bound);
+    std::filesystem::remove(journal);
+    // ranks: every one the one process's value, bit for bit
+    for (const int size_of : {2, 3}) {
+      test_support::ranks_in_threads ranks(size_of);
+      const auto results = ranks.each([&](int r) {
+        sp::compute_options shared = with_engine(&sp::description_of<sp::engines::glynn>);
+        shared.threads = 1 + r;
+        shared.processes = ranks.rank(r);
+        const auto result = sp::compute_permanent(m, shared);
+        const bool dealt = result.plan.find("MPI ranks, the chunks dealt out by rank 0") != std::string::npos;
+        return sp::complex_text(result) + " " + (result.error_bound ? sp::format_double(*result.error_bound) : "") +
+               (dealt ? "" : " (not dealt out)");
+      });
+      for (const std::string& r : results)
+        CHECK(r == sp::complex_text(first) + " " + (first.error_bound ? sp::format_double(*first.error_bound) : ""));
+    }
+  }
 }

@@ -1,6 +1,6 @@
-// Static tests of the compile-time matrix types (pattern.cuh), the plans built from them, and the
-// Hana views of hana_bridge.cuh (building this file is passing).
-#include <sparseperm/matrix/hana_bridge.cuh>
+// Static tests of the compile-time matrix types (pattern.cuh) and the plans built from them (building
+// this file is passing; the Boost.Hana views are examples/matrix_as_types.cpp's).
+#include <sparseperm/matrix/exactness.cuh>
 #include <sparseperm/matrix/pattern.cuh>
 #include <sparseperm/ryser/hybrid_loop.cuh>
 #include <sparseperm/ryser/purereg_loop.cuh>
@@ -8,7 +8,6 @@
 #include <sparseperm/structure/structural_rank.cuh>
 
 namespace sp = sparseperm;
-namespace hana = boost::hana;
 
 // [[1 2]
 //  [3 4]]  column-major values 1, 3 | 2, 4
@@ -92,10 +91,3 @@ static_assert([] {
   }
   return true;
 }());
-
-// The Hana views.
-static_assert(hana::length(sp::detail::pattern_columns<real_path>) == hana::size_c<4>);
-static_assert(sp::detail::pattern_columns<two_by_two>[hana::size_c<0>] == hana::type_c<sp::column<0, 1>>);
-static_assert(hana::sum<>(sp::detail::column_sizes<real_path>) == hana::int_c<real_path::pattern::nnz>);
-static_assert(sp::detail::column_rows<sp::column<2, 5>> == hana::tuple_c<int, 2, 5>);
-static_assert(hana::all_of(sp::detail::column_sizes<real_path>, [](auto size) { return size == hana::int_c<2>; }));

@@ -12,8 +12,8 @@
 #include <sparseperm/core/engine_error.cuh>
 #include <sparseperm/core/result.cuh>
 #include <sparseperm/engines/engine.cuh>
+#include <sparseperm/matrix/exactness.cuh>
 #include <sparseperm/numeric/exact_integer.cuh>
-#include <sparseperm/ryser/runtime_arithmetic.cuh>
 
 namespace sparseperm {
 
