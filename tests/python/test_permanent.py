@@ -178,7 +178,7 @@ def test_bad_options():
         sparseperm.permanent(np.full((3, 3), 0.5), precision="exact")
     with pytest.raises(ValueError, match="threads"):
         sparseperm.permanent(a, threads=0)
-    with pytest.raises(ValueError, match="devices: 'x' is not"):
+    with pytest.raises(ValueError, match="option 'devices': 'x' is not"):
         sparseperm.permanent(a, devices="x")
     with pytest.raises(ValueError, match="outside"):
         sparseperm.permanent(a, devices=[0, -1])

@@ -236,8 +236,9 @@ inline module_location locate_module(const sparse_matrix& matrix, const pipeline
   m.source = module_source(options.target, options.precision);
   m.include_dir = find_include_dir(options.include_dir);
   sha256 digest;
-  const std::string& version = once_per_process("version " + m.compiler, [&] { return compiler_version(m.compiler); });
-  const std::string& headers =
+  // copies: newer g++ cannot tell that the remembered strings outlive the call (-Wdangling-reference)
+  const std::string version = once_per_process("version " + m.compiler, [&] { return compiler_version(m.compiler); });
+  const std::string headers =
       once_per_process("headers " + m.include_dir.string(), [&] { return headers_fingerprint(m.include_dir); });
   for (const std::string& part : {m.header, m.source, m.compiler, version, target, headers}) {
     digest.update(std::to_string(part.size()) + ":").update(part);
