@@ -108,6 +108,12 @@ inline void set_exact_value(permanent_result& result, long long value, std::stri
   }
 }
 
+// The permanents Ryser's and Glynn's formulas do not reach: the 0×0 matrix's (1), and one with an
+// empty row or column (0).
+inline void set_trivial_value(permanent_result& result, int n) {
+  set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
+}
+
 // A complex result's imaginary part: exact (a decimal integer) or floating (finite, else an error).
 inline void set_imaginary_part(permanent_result& result, double imag, std::string decimal = "") {
   if (decimal.empty() && !std::isfinite(imag)) {

@@ -273,7 +273,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const glynn_options& opt
   result.nnz = matrix.nnz();
   result.threads = engine_threads(options.threads);
   if (n == 0 || matrix.has_empty_line()) {
-    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
+    set_trivial_value(result, n);
     return result;
   }
   const glynn_setup g = glynn_setup_of(matrix);

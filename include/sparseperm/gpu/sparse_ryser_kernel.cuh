@@ -160,7 +160,7 @@ inline permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::l
     result.engine = std::string(engine);
     result.n = n;
     result.nnz = matrix.nnz();
-    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
+    set_trivial_value(result, n);
   } else {
     const std::vector<int> column_order = matrix.columns_by_degree();
     const arithmetic_choice choice =

@@ -157,7 +157,7 @@ inline permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sp
     return result;
   };
   if (n == 0 || matrix.has_empty_line()) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
-    set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
+    set_trivial_value(result, n);
     return finish();
   }
   const std::vector<int> column_order = matrix.columns_by_degree();
