@@ -27,8 +27,13 @@ template <class Plan, int Begin, int K, int... E>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K],
                                                                               [[maybe_unused]] plan_sign<Plan> sign,
                                                                               std::integer_sequence<int, E...>) {
-  static_assert(((plan_nonzero<Plan, Begin + E>::row < K) && ...), "flip_registers: a row outside the register rows");
-  ((x[plan_nonzero<Plan, Begin + E>::row] += sign * nonzero_value<Plan, Begin + E>()), ...);
+  static_assert(((nonzero_row<Plan, Begin + E> < K) && ...), "flip_registers: a row outside the register rows");
+  using value = typename Plan::value;
+  if constexpr (is_complex_number<value>) {
+    ((x[nonzero_row<Plan, Begin + E>] += sign * value{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>}), ...);
+  } else {
+    ((x[nonzero_row<Plan, Begin + E>] += sign * nonzero_re<Plan, Begin + E>), ...);
+  }
 }
 
 template <class Plan, int J, int K>

@@ -20,7 +20,7 @@
 //   ryser_plan<M, Arith, Order>   the plan of matrix type M; Order is degree_order (columns by
 //                                 ascending degree) or permanent_order (Algorithm 3)
 //
-// Kernels read the plan through scalar static members (nonzero<Plan, E>::row, ...), which device
+// Kernels read the plan through scalar variable templates (nonzero_row<Plan, E>, ...), which device
 // code may use; the arrays themselves are host objects to nvcc.
 #include <cstdint>
 #include <limits>
@@ -222,6 +222,13 @@ struct plan_column {
   static constexpr int begin = Plan::data.start[J];
   static constexpr int end = Plan::data.start[J + 1];
   static constexpr int top_row = end > begin ? Plan::data.rows[end - 1] : -1;  // rows ascend
+  // The first of its entries on a row ≥ Row (end where none is).
+  template <int Row>
+  static constexpr int first_at_or_above = [] {
+    int e = begin;
+    while (e < end && Plan::data.rows[e] < Row) ++e;
+    return e;
+  }();
 };
 
 template <class Value>
@@ -234,45 +241,30 @@ struct value_parts<complex_number<T>> {
   static constexpr T im(const complex_number<T>& v) { return v.im; }
 };
 
+// Nonzero E of a plan (in its order) and x_0[I]: rows and parts as scalar variable templates, which
+// device code may read. Folds over a column's entries use them directly: a class or a function per
+// entry made g++ spend 374 of 395 s of a test's front end instantiating them (hundreds of entries a
+// plan, dozens of plans a matrix); variable templates took 50 s.
 template <class Plan, int E>
-struct plan_nonzero {
-  static constexpr int row = Plan::data.rows[E];
-  using part = part_type<typename Plan::value>;
-  static constexpr part re = value_parts<typename Plan::value>::re(Plan::data.values[E]);
-};
-
+inline constexpr int nonzero_row = Plan::data.rows[E];
+template <class Plan, int E>
+inline constexpr part_type<typename Plan::value> nonzero_re =
+    value_parts<typename Plan::value>::re(Plan::data.values[E]);
+template <class Plan, int E>
+inline constexpr part_type<typename Plan::value> nonzero_im =
+    value_parts<typename Plan::value>::im(Plan::data.values[E]);
 template <class Plan, int I>
-struct plan_start {
-  using part = part_type<typename Plan::value>;
-  static constexpr part re = value_parts<typename Plan::value>::re(Plan::data.x0[I]);
-};
-
-template <class Plan, int E>
-struct plan_nonzero_imag {
-  static constexpr part_type<typename Plan::value> im = value_parts<typename Plan::value>::im(Plan::data.values[E]);
-};
-
+inline constexpr part_type<typename Plan::value> start_re = value_parts<typename Plan::value>::re(Plan::data.x0[I]);
 template <class Plan, int I>
-struct plan_start_imag {
-  static constexpr part_type<typename Plan::value> im = value_parts<typename Plan::value>::im(Plan::data.x0[I]);
-};
+inline constexpr part_type<typename Plan::value> start_im = value_parts<typename Plan::value>::im(Plan::data.x0[I]);
 
-// Nonzero E of a plan (in its order), and x_0[I], as values of its arithmetic.
-template <class Plan, int E>
-SPARSEPERM_HOST_DEVICE constexpr typename Plan::value nonzero_value() {
-  if constexpr (is_complex_number<typename Plan::value>) {
-    return {plan_nonzero<Plan, E>::re, plan_nonzero_imag<Plan, E>::im};
-  } else {
-    return plan_nonzero<Plan, E>::re;
-  }
-}
-
+// x_0[I] of a plan as a value of its arithmetic.
 template <class Plan, int I>
 SPARSEPERM_HOST_DEVICE constexpr typename Plan::value start_value() {
   if constexpr (is_complex_number<typename Plan::value>) {
-    return {plan_start<Plan, I>::re, plan_start_imag<Plan, I>::im};
+    return {start_re<Plan, I>, start_im<Plan, I>};
   } else {
-    return plan_start<Plan, I>::re;
+    return start_re<Plan, I>;
   }
 }
 

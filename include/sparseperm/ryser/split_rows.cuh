@@ -24,36 +24,35 @@ SPARSEPERM_HOST_DEVICE inline std::uint64_t unhoisted(std::uint64_t stride) {
   return stride;
 }
 
-// One nonzero's update, x[row] + sign·a (sign = ±1: see flip_registers): a register row in `reg`,
-// a global row at gx[(row − k)·stride].
-template <class Plan, int E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_entry(
-    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
-    [[maybe_unused]] std::uint64_t stride, plan_sign<Plan> sign) {
-  using nz = plan_nonzero<Plan, E>;
-  if constexpr (nz::row < Plan::k) {
-    reg[nz::row] += sign * nonzero_value<Plan, E>();
+// A column's entries [Begin, Begin + |E|) on global rows (rows ≥ k): gx[(row − k)·stride] += sign·a.
+template <class Plan, int Begin, int... E>
+SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_global_rows([[maybe_unused]] typename Plan::value* gx,
+                                                                           [[maybe_unused]] std::uint64_t stride,
+                                                                           [[maybe_unused]] plan_sign<Plan> sign,
+                                                                           std::integer_sequence<int, E...>) {
+  using value = typename Plan::value;
+  if constexpr (is_complex_number<value>) {
+    ((gx[static_cast<std::uint64_t>(nonzero_row<Plan, Begin + E> - Plan::k) * stride] +=
+      sign * value{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>}),
+     ...);
   } else {
-    gx[static_cast<std::uint64_t>(nz::row - Plan::k) * stride] += sign * nonzero_value<Plan, E>();
+    ((gx[static_cast<std::uint64_t>(nonzero_row<Plan, Begin + E> - Plan::k) * stride] +=
+      sign * nonzero_re<Plan, Begin + E>),
+     ...);
   }
 }
 
-template <class Plan, int Begin, int... E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split_impl(
-    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], [[maybe_unused]] typename Plan::value* gx,
-    [[maybe_unused]] std::uint64_t stride, [[maybe_unused]] plan_sign<Plan> sign, std::integer_sequence<int, E...>) {
-  (flip_split_entry<Plan, Begin + E>(reg, gx, stride, sign), ...);
-}
-
-// Column J's update.
+// Column J's update, x[row] + sign·a (sign = ±1: see flip_registers): its register rows in `reg`,
+// then (rows ascend in a column) its global rows at gx[(row − k)·stride].
 template <class Plan, int J>
 SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(
     typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::value* gx, std::uint64_t stride,
     plan_sign<Plan> sign) {
   using column = plan_column<Plan, J>;
+  constexpr int split = column::template first_at_or_above<Plan::k>;
   if constexpr (column::top_row >= Plan::k) stride = unhoisted(stride);
-  flip_split_impl<Plan, column::begin>(reg, gx, stride, sign,
-                                       std::make_integer_sequence<int, column::end - column::begin>{});
+  flip_registers_impl<Plan, column::begin>(reg, sign, std::make_integer_sequence<int, split - column::begin>{});
+  flip_global_rows<Plan, split>(gx, stride, sign, std::make_integer_sequence<int, column::end - split>{});
 }
 
 // Π of the global rows [Lo, Hi) as a balanced tree, so that the n − k loads are all in flight at once
