@@ -15,6 +15,13 @@
 //                            n = 32, p = 0.5, 2^6 steps: 6.7× slower than inlined)
 //   SPARSEPERM_UNROLL        `#pragma unroll` in device code (loops over a residue's primes)
 //   SPARSEPERM_HAS_INT128    the compiler has a 128-bit integer (exact integer engines use it)
+//   SPARSEPERM_ENGINE_RUN, SPARSEPERM_DEFINES_ENGINE_RUNS
+//                            the engines' run functions and the module runners compiled apart, in a
+//                            program of several translation units (the tool): with
+//                            SPARSEPERM_SEPARATE_ENGINE_RUNS defined everywhere, their headers only
+//                            declare them, but in a unit that also defines SPARSEPERM_ENGINE_RUNS_HERE,
+//                            which includes the headers whose runs it compiles (each in one unit).
+//                            Without it (the default) they are `inline` in the headers.
 //
 // constexpr functions called from device code must carry SPARSEPERM_HOST_DEVICE: the library is
 // built without --expt-relaxed-constexpr, and must not force that flag on its users.
@@ -58,6 +65,16 @@
 #  define SPARSEPERM_HAS_INT128 1
 #else
 #  define SPARSEPERM_HAS_INT128 0
+#endif
+
+#if !defined(SPARSEPERM_SEPARATE_ENGINE_RUNS)
+#  define SPARSEPERM_ENGINE_RUN          inline
+#  define SPARSEPERM_DEFINES_ENGINE_RUNS 1
+#elif defined(SPARSEPERM_ENGINE_RUNS_HERE)
+#  define SPARSEPERM_ENGINE_RUN
+#  define SPARSEPERM_DEFINES_ENGINE_RUNS 1
+#else
+#  define SPARSEPERM_DEFINES_ENGINE_RUNS 0
 #endif
 
 #define SPARSEPERM_VERSION_MAJOR  0

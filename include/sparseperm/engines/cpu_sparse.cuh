@@ -27,14 +27,7 @@ struct cpu_sparse : ryser_engine {
   // tools/benchmarks.md, "Batches"): its conversion and checks, then its steps.
   static constexpr double batch_matrix_seconds = 4e-5, batch_step_per_row_seconds = 3.2e-9;
 
-  static permanent_result run(const engine_task& task, const compute_options& options) {
-    return detail::run_cpu_sparse(task.matrix,
-                                  {.threads = options.threads,
-                                   .progress = options.progress,
-                                   .precision = options.precision,
-                                   .sharing = {options.checkpoint, options.processes}},
-                                  name);
-  }
+  static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e) {
     const int n = block.matrix.n();
     e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds *
@@ -44,6 +37,18 @@ struct cpu_sparse : ryser_engine {
 };
 
 }  // namespace engines
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::cpu_sparse::run(const engine_task& task,
+                                                                const compute_options& options) {
+  return detail::run_cpu_sparse(task.matrix,
+                                {.threads = options.threads,
+                                 .progress = options.progress,
+                                 .precision = options.precision,
+                                 .sharing = {options.checkpoint, options.processes}},
+                                name);
+}
+#endif
 
 inline permanent_result permanent_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options = {}) {
   return detail::run_cpu_sparse(matrix, options, engines::cpu_sparse::name);

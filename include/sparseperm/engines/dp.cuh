@@ -59,10 +59,12 @@ inline permanent_result permanent_dp(const sparse_matrix& matrix, int threads = 
   return permanent_dp(matrix, frontier_orders(matrix).front(), threads);
 }
 
-inline permanent_result engines::dp::run(const engine_task& task, const compute_options& options) {
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::dp::run(const engine_task& task, const compute_options& options) {
   return permanent_dp(task.matrix, task.order ? *task.order : frontier_orders(task.matrix).front(), options.threads,
                       options.progress);
 }
+#endif
 
 inline void engines::dp::estimate(const planner_block& block, engine_estimate& e) {
   const sparse_matrix& m = block.matrix;

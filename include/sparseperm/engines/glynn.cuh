@@ -33,13 +33,7 @@ struct glynn {
   // 2 cores with 11 and 12 modes)
   static constexpr double term_seconds = 2.5e-9, complex_factor = 1.3, exact_factor = 1.7, big_factor = 27;
 
-  static permanent_result run(const engine_task& task, const compute_options& options) {
-    const detail::chunk_sharing sharing{options.checkpoint, options.processes};
-    return detail::run_glynn(
-        task.matrix,
-        {.precision = options.precision, .threads = options.threads, .progress = options.progress, .sharing = sharing},
-        name, detail::glynn_on_host{sharing});
-  }
+  static permanent_result run(const engine_task& task, const compute_options& options);
   // Planned for matrices with repeated rows or columns only (otherwise the Ryser engines are faster).
   static void estimate(const planner_block& block, engine_estimate& e) {
     if (const auto w = detail::glynn_work_of(block.matrix, block.options.precision, e.why)) {
@@ -54,6 +48,16 @@ struct glynn {
 };
 
 }  // namespace engines
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::glynn::run(const engine_task& task, const compute_options& options) {
+  const detail::chunk_sharing sharing{options.checkpoint, options.processes};
+  return detail::run_glynn(
+      task.matrix,
+      {.precision = options.precision, .threads = options.threads, .progress = options.progress, .sharing = sharing},
+      name, detail::glynn_on_host{sharing});
+}
+#endif
 
 inline permanent_result permanent_glynn(const sparse_matrix& matrix, const compute_options& options = {}) {
   return engines::glynn::run({matrix}, options);

@@ -92,8 +92,10 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
                                                     : 1);
 }
 
-inline permanent_result engines::gpu_dp::run(const engine_task& task, const compute_options& options) {
-#if defined(__CUDACC__)
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::gpu_dp::run([[maybe_unused]] const engine_task& task,
+                                                            [[maybe_unused]] const compute_options& options) {
+#  if defined(__CUDACC__)
   const frontier_order order = task.order ? *task.order : frontier_orders(task.matrix).front();
   double device_seconds = 0;
   std::string where;
@@ -105,11 +107,10 @@ inline permanent_result engines::gpu_dp::run(const engine_task& task, const comp
   result.seconds.compute = device_seconds;  // the kernels' time, CUDA events
   result.threads = threads;
   return result;
-#else
-  (void)task;
-  (void)options;
+#  else
   gpu_unavailable_run(name);
-#endif
+#  endif
 }
+#endif
 
 }  // namespace sparseperm

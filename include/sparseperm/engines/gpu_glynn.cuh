@@ -46,17 +46,24 @@ struct gpu_glynn {
     }
   }
   static std::string plan_note(const engine_task& task) { return detail::glynn_note(task.matrix); }
-  static permanent_result run(const engine_task& task, const compute_options& options) {
-#if defined(__CUDACC__)
-    return detail::run_glynn(task.matrix,
-                             {.precision = options.precision, .threads = options.threads, .progress = options.progress},
-                             name, detail::glynn_on_gpu{options.first_device(), name});
-#else
-    (void)task;
-    (void)options;
-    gpu_unavailable_run(name);
-#endif
-  }
+  static permanent_result run(const engine_task& task, const compute_options& options);
 };
 
 }  // namespace sparseperm::engines
+
+namespace sparseperm {
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::gpu_glynn::run([[maybe_unused]] const engine_task& task,
+                                                               [[maybe_unused]] const compute_options& options) {
+#  if defined(__CUDACC__)
+  return detail::run_glynn(task.matrix,
+                           {.precision = options.precision, .threads = options.threads, .progress = options.progress},
+                           name, detail::glynn_on_gpu{options.first_device(), name});
+#  else
+  gpu_unavailable_run(name);
+#  endif
+}
+#endif
+
+}  // namespace sparseperm

@@ -38,22 +38,7 @@ struct gpu_sparse : ryser_engine {
                           batch_lane_step_per_row_seconds = 1.2e-7, batch_resident_warps = 1024;
 
   static std::optional<std::string> unavailable(const compute_options&) { return gpu_unavailable(); }
-  static permanent_result run(const engine_task& task, const compute_options& options) {
-#if defined(__CUDACC__)
-    return detail::run_gpu_sparse(task.matrix,
-                                  {.devices = options.devices,
-                                   .progress = options.progress,
-                                   .precision = options.precision,
-                                   .sharing =
-                                   { options.checkpoint,
-                                     options.processes }},
-                                  name);
-#else
-    (void)task;
-    (void)options;
-    gpu_unavailable_run(name);
-#endif
-  }
+  static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e) {
     const double degree = static_cast<double>(block.matrix.nnz()) / block.matrix.n();
     e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) *
@@ -63,6 +48,22 @@ struct gpu_sparse : ryser_engine {
 };
 
 }  // namespace engines
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::gpu_sparse::run([[maybe_unused]] const engine_task& task,
+                                                                [[maybe_unused]] const compute_options& options) {
+#  if defined(__CUDACC__)
+  return detail::run_gpu_sparse(task.matrix,
+                                {.devices = options.devices,
+                                 .progress = options.progress,
+                                 .precision = options.precision,
+                                 .sharing = {options.checkpoint, options.processes}},
+                                name);
+#  else
+  gpu_unavailable_run(name);
+#  endif
+}
+#endif
 
 #if defined(__CUDACC__)
 inline permanent_result permanent_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options = {}) {

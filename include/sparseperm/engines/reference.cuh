@@ -21,12 +21,16 @@ struct reference {
   static constexpr int max_n = reference_ryser_max_n;
   static constexpr exact_reach exact = exact_reach::within_128_bits;
   static constexpr bool rounds_to_grids = false;  // its bound needs no grids
-  static permanent_result run(const engine_task& task, const compute_options&) {
-    return detail::run_reference(task.matrix, name);
-  }
+  static permanent_result run(const engine_task& task, const compute_options&);
 };
 
 }  // namespace engines
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result engines::reference::run(const engine_task& task, const compute_options&) {
+  return detail::run_reference(task.matrix, name);
+}
+#endif
 
 inline permanent_result permanent_reference(const sparse_matrix& matrix) {
   return detail::run_reference(matrix, engines::reference::name);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/config.cuh"
 #include "../core/result.cuh"
 #include "../detail/sha256.cuh"
 #include "../gpu/cuda_support.cuh"
@@ -43,9 +44,16 @@ class loaded_library {
 
 // Runs the kernel module `image` (named `name` in errors) of `engine` for `matrix` in `requested`;
 // plan_text(info) is the engine's plan line.
-inline permanent_result run_module(const std::string& image, const std::string& name, const std::string& engine,
-                                   std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
-                                   precision requested, const launch_options& options) {
+permanent_result run_module(const std::string& image, const std::string& name, const std::string& engine,
+                            std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
+                            precision requested, const launch_options& options);
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result run_module(const std::string& image, const std::string& name,
+                                                  const std::string& engine,
+                                                  std::string (*plan_text)(const module_info&),
+                                                  const sparse_matrix& matrix, precision requested,
+                                                  const launch_options& options) {
   select_device(options.devices.empty() ? 0 : options.devices.front(), engine);
   const loaded_library library(image, name);
   const auto global = [&](const char* symbol, std::size_t& bytes) {
@@ -88,5 +96,6 @@ inline permanent_result run_module(const std::string& image, const std::string& 
   });
   return result;
 }
+#endif
 
 }  // namespace sparseperm::gpu

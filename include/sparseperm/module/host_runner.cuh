@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "../core/config.cuh"
 #include "../core/engine_error.cuh"
 #include "../core/result.cuh"
 #include "../detail/file_descriptor.cuh"
@@ -62,9 +63,16 @@ class loaded_host_module {
 
 // Runs the host module `image` (named `name` in errors) of engine `engine` for `matrix` in `requested`;
 // plan_text(info) is the engine's plan line.
-inline permanent_result run_host_module(const std::string& image, const std::string& name, std::string_view engine,
-                                        std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
-                                        precision requested, const host_run_options& options) {
+permanent_result run_host_module(const std::string& image, const std::string& name, std::string_view engine,
+                                 std::string (*plan_text)(const module_info&), const sparse_matrix& matrix,
+                                 precision requested, const host_run_options& options);
+
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result run_host_module(const std::string& image, const std::string& name,
+                                                       std::string_view engine,
+                                                       std::string (*plan_text)(const module_info&),
+                                                       const sparse_matrix& matrix, precision requested,
+                                                       const host_run_options& options) {
   const loaded_host_module module(image, name);
   const auto* info_address = static_cast<const module_info*>(module.symbol("sparseperm_host_module"));
   // The version comes first in every layout: read it before trusting the rest.
@@ -83,5 +91,6 @@ inline permanent_result run_host_module(const std::string& image, const std::str
         info, plan_text(info), [steps](std::uint64_t first, std::uint64_t end, Sum& s) { steps(first, end, &s); }, run);
   });
 }
+#endif
 
 }  // namespace sparseperm
