@@ -106,17 +106,15 @@ inline permanent_result run_generated_engine(const engine_description& engine, c
   if (engine.placement == engine_placement::host_generated) {
     return run_module_of(task.matrix, pipeline, [&](const compiled_module& module) {
       return run_host_module(module.image, module.path, engine.name, engine.plan_text, task.matrix, options.precision,
-                             {.threads = options.threads,
-                              .progress = options.progress,
-                              .sharing = {options.checkpoint, options.processes}});
+                             {.threads = options.threads, .progress = options.progress, .sharing = options.sharing()});
     });
   }
 #if defined(__CUDACC__)
   set_device_arch(pipeline, options);
   return run_module_of(task.matrix, pipeline, [&](const compiled_module& kernel) {
-    return gpu::run_module(
-        kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix, options.precision,
-        {.devices = options.devices, .progress = options.progress, .sharing = {options.checkpoint, options.processes}});
+    return gpu::run_module(kernel.image, kernel.path, pipeline.target.name, engine.plan_text, task.matrix,
+                           options.precision,
+                           {.devices = options.devices, .progress = options.progress, .sharing = options.sharing()});
   });
 #else
   throw engine_error(engine_error::kind::unavailable, "engine '" + std::string(engine.name) + "' is not available: " +

@@ -45,7 +45,7 @@ SPARSEPERM_ENGINE_RUN permanent_result engines::cpu_sparse::run(const engine_tas
                                 {.threads = options.threads,
                                  .progress = options.progress,
                                  .precision = options.precision,
-                                 .sharing = {options.checkpoint, options.processes}},
+                                 .sharing = options.sharing()},
                                 name);
 }
 #endif

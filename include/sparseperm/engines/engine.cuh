@@ -40,6 +40,7 @@
 #include "../module/module_info.cuh"
 #include "../module/pipeline_options.cuh"
 #include "../numeric/arithmetic.cuh"
+#include "../run/sharing.cuh"
 #include "../structure/frontier_order.cuh"
 #if defined(__CUDACC__)
 #  include "../gpu/cuda_support.cuh"
@@ -273,6 +274,8 @@ struct compute_options {
   const module_runner* modules = nullptr;
 
   int first_device() const { return devices.empty() ? 0 : devices.front(); }
+  // The journal and the ranks, as the chunked engines take them (run/sharing.cuh).
+  detail::chunk_sharing sharing() const { return {checkpoint, processes}; }
 };
 
 // Whether a generated engine's module for `matrix` is in the cache (false without a module runner).

@@ -51,7 +51,7 @@ struct glynn {
 
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN permanent_result engines::glynn::run(const engine_task& task, const compute_options& options) {
-  const detail::chunk_sharing sharing{options.checkpoint, options.processes};
+  const detail::chunk_sharing sharing = options.sharing();
   return detail::run_glynn(
       task.matrix,
       {.precision = options.precision, .threads = options.threads, .progress = options.progress, .sharing = sharing},

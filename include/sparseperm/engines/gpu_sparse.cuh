@@ -57,7 +57,7 @@ SPARSEPERM_ENGINE_RUN permanent_result engines::gpu_sparse::run([[maybe_unused]]
                                 {.devices = options.devices,
                                  .progress = options.progress,
                                  .precision = options.precision,
-                                 .sharing = {options.checkpoint, options.processes}},
+                                 .sharing = options.sharing()},
                                 name);
 #  else
   gpu_unavailable_run(name);
