@@ -42,14 +42,15 @@
 
 namespace sparseperm {
 
-// StaticBits / RegisterRows ≥ 0 force b and k (clamped to what is valid); −1: the cost model's.
-// OnHost: the plan of cpu-cached (engines/cpu_cached.cuh), every row in one array.
-template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1, bool OnHost = false>
-struct cached_plan : ryser_plan<M, Arith, permanent_order> {
+namespace detail {
+
+// The options gpu-cached (OnHost false) or cpu-cached plans M's layout with.
+template <CompileTimeMatrix M, class Arith, bool OnHost>
+struct cached_planning {
   using base = ryser_plan<M, Arith, permanent_order>;
   // Residue arithmetic: does level 0 (the rows [0, r(1)) column 0 touches) multiply exactly in FP64?
   static constexpr bool level_zero_exact() {
-    return detail::rows_bound<base>(0, detail::staircase_of(base::ordered_masks).rows[1]) < detail::modular_exact_limit;
+    return rows_bound<base>(0, staircase_of(base::ordered_masks).rows[1]) < modular_exact_limit;
   }
   // The largest static block. Double: 2^6. 128 bits (four registers and many instructions a
   // product): 2^3 (2^6 spilled at n = 24, p = 0.5). Residues: 2^6 where level 0 is exact, the block
@@ -57,21 +58,35 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
   // measured), else 2^3 or 2^2: every step then takes modular products of K doubles per level, and
   // 2^6 such steps left nvcc's inliner behind (a stack frame at n = 48, p = 0.5).
   static constexpr int static_bits_limit() {
-    if constexpr (detail::is_residue_arithmetic<Arith>) {
+    if constexpr (is_residue_arithmetic<Arith>) {
       return level_zero_exact() ? 6 : Arith::primes <= 2 ? 3 : 2;
     } else {
       return Arith::exact ? 3 : 6;
     }
   }
   static constexpr cached_options options = OnHost ? cached_options_on_host : [] {
-    cached_options o = detail::cached_options_for<typename base::value>(base::ordered_masks);
+    cached_options o = cached_options_for<typename base::value>(base::ordered_masks);
     if (static_bits_limit() < o.max_static_bits) o.max_static_bits = static_bits_limit();
     return o;
   }();
+  template <int StaticBits, int RegisterRows>
   static constexpr cached_layout layout = plan_cached_layout(base::ordered_masks, options, StaticBits, RegisterRows);
+};
+
+}  // namespace detail
+
+// The plan with b = StaticBits and k = RegisterRows as planned (cached_plan resolves them, so that a
+// forced shape equal to the cost model's is one type, compiled once).
+template <CompileTimeMatrix M, class Arith, int StaticBits, int RegisterRows, bool OnHost>
+struct cached_plan_of : ryser_plan<M, Arith, permanent_order> {
+  using base = ryser_plan<M, Arith, permanent_order>;
+  using planning = detail::cached_planning<M, Arith, OnHost>;
+  static constexpr cached_options options = planning::options;
+  static constexpr cached_layout layout = planning::template layout<StaticBits, RegisterRows>;
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
   static constexpr int global_rows = base::n - k;
+  static_assert(b == StaticBits && k == RegisterRows, "cached_plan_of: b and k must be a planned layout's");
   static_assert(b >= 0 && b <= 10,
                 "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
   static_assert(layout.level_rows[b] <= k, "cached_plan: the static steps must touch register rows only");
@@ -92,6 +107,13 @@ struct cached_plan : ryser_plan<M, Arith, permanent_order> {
     }
   }();
 };
+
+// StaticBits / RegisterRows ≥ 0 force b and k (clamped to what is valid); −1: the cost model's.
+// OnHost: the plan of cpu-cached (engines/cpu_cached.cuh), every row in one array.
+template <CompileTimeMatrix M, class Arith, int StaticBits = -1, int RegisterRows = -1, bool OnHost = false>
+using cached_plan = cached_plan_of<
+    M, Arith, detail::cached_planning<M, Arith, OnHost>::template layout<StaticBits, RegisterRows>.static_bits,
+    detail::cached_planning<M, Arith, OnHost>::template layout<StaticBits, RegisterRows>.register_rows, OnHost>;
 
 // cpu-cached's plan (engines/cpu_cached.cuh); its accumulators are ryser/arithmetic_types.cuh's.
 template <CompileTimeMatrix M, class Arith, int StaticBits = -1>
