@@ -7,8 +7,9 @@
 #                              the Python tests' packages with pip), build everything, run the whole
 #                              test suite
 #
-# The build goes to ./build (or $SPARSEPERM_BUILD_DIR), with Ninja (and ccache where it is installed).
-# Without nvcc the host parts are built alone. `test` ends with the ten slowest build steps and tests.
+# The build goes to ./build (or $SPARSEPERM_BUILD_DIR), with Ninja and ccache where they are installed
+# (`test` installs ccache: a later run, from this clone or another, compiles only what changed). Without
+# nvcc the host parts are built alone. `test` ends with the ten slowest build steps and tests.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -63,6 +64,8 @@ configure_and_build() {
   if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then configure+=(-G Ninja); fi
   if command -v ccache >/dev/null 2>&1; then
     configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    # paths below the clone hashed relative to it: another clone's build finds the same entries
+    export CCACHE_BASEDIR="$root"
   fi
   cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null
   local targets=()
@@ -93,7 +96,7 @@ case "$mode" in
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
     ;;
   test)
-    install_missing openmpi-bin libopenmpi-dev python3-pip clang-format
+    install_missing openmpi-bin libopenmpi-dev python3-pip clang-format ccache
     install_python_packages
     find_cuda
     configure_and_build
