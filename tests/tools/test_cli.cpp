@@ -666,8 +666,9 @@ TEST_CASE("checkpoints: a killed run resumes from its journal with the same valu
   REQUIRE(run("generate --n 30 --density 0.25 --values ones --seed 3 -o " + counting).code == 0);
   const std::string journal = dir + "/count30.journal";
   std::filesystem::remove(journal);
-  const std::string command =
-      std::string(SPARSEPERM_CLI) + " compute " + counting + " --engine cpu-sparse --threads 2 --checkpoint " + journal;
+  const std::string command = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
+                              SPARSEPERM_CLI + " compute " + counting +
+                              " --engine cpu-sparse --threads 2 --checkpoint " + journal;  // compute_json's key
   const auto killed = signal_once_journaled(command, journal, "KILL");
   CHECK(killed.out.find("stopped 137 ") != std::string::npos);
   const auto resumed = compute_json(counting, "cpu-sparse", " --threads 1 --checkpoint " + journal);
@@ -689,7 +690,7 @@ TEST_CASE("checkpoints: a killed run resumes from its journal with the same valu
   std::filesystem::remove(cut);
   const auto whole = compute_json(real, "cpu-sparse", " --precision double --checkpoint " + full);
   const auto size = std::filesystem::file_size(full);
-  const std::uintmax_t header = 86, record = (size - header) / 4096;
+  const std::uintmax_t header = 95, record = (size - header) / 4096;  // the header line, sealed records
   REQUIRE(header + 4096 * record == size);
   std::filesystem::copy_file(full, cut);
   std::filesystem::resize_file(cut, header + 1000 * record + record / 2);
@@ -721,8 +722,9 @@ TEST_CASE("checkpoints: SIGINT stops at once and leaves a journal that resumes t
   REQUIRE(run("generate --n 30 --density 0.25 --values ones --seed 4 -o " + counting).code == 0);
   const std::string journal = dir + "/count30i.journal";
   std::filesystem::remove(journal);
-  const std::string command =
-      std::string(SPARSEPERM_CLI) + " compute " + counting + " --engine cpu-sparse --threads 2 --checkpoint " + journal;
+  const std::string command = "SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
+                              SPARSEPERM_CLI + " compute " + counting +
+                              " --engine cpu-sparse --threads 2 --checkpoint " + journal;  // compute_json's key
   const auto stopped = signal_once_journaled(command, journal, "INT");
   std::smatch found;
   REQUIRE(std::regex_search(stopped.out, found, std::regex("stopped ([0-9]+) ([0-9]+)")));

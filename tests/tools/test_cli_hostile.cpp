@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sparseperm/detail/sha256.cuh>
 #include <sparseperm/detail/text.cuh>
 #include <sparseperm/module/cache.cuh>
 #include "json_reader.hpp"
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -463,4 +465,55 @@ TEST_CASE("planning stays near-linear: a band of n = 10^5 and a diagonal of n = 
                          quote((dir / "diagonal.mtx").string()) + " --json");
   fs::remove(dir / "diagonal.mtx");
   CHECK(computed(r)["permanent"].as_string() == "1");
+}
+
+// The issue's attack: whoever could write a journal rewrote a chunk's sum and recomputed its unkeyed
+// check, and the resumed run printed a wrong "exact" count. Records are now sealed with the user's key.
+TEST_CASE("journals: only your own, sealed with your key; a forged record runs again; a non-journal is refused") {
+  const fs::path dir = fresh_dir("journals");
+  const std::string cache = "SPARSEPERM_CACHE=" + quote((dir / "cache").string()) + " ";
+  const fs::path matrix = dir / "count.mtx";
+  REQUIRE(run_raw(cli + " generate --n 22 --density 0.3 --values ones --seed 5 -o " + quote(matrix.string())).code ==
+          0);
+  const std::string original = read_file(matrix);
+  const fs::path journal = dir / "count.journal";
+  const auto compute = [&](const fs::path& file) {
+    return run_raw(cache + cli + " compute " + quote(matrix.string()) +
+                   " --engine cpu-sparse --precision exact --threads 2 --json --checkpoint " + quote(file.string()));
+  };
+  const std::string exact = computed(compute(journal))["permanent"].as_string();
+  struct stat st {};
+  REQUIRE(::stat(journal.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+
+  // the first record's sum plus one, its seal the SHA-256 of the record as anyone can compute it
+  std::string bytes = read_file(journal);
+  const std::size_t header = bytes.find('\n') + 1;
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + header + 8, sizeof length);
+  REQUIRE(length > 0);
+  std::string body = bytes.substr(header, 16 + length);
+  body[16] = static_cast<char>(body[16] + 1);
+  const auto digest = sparseperm::detail::sha256::of(body);
+  bytes.replace(header, body.size() + 32, body + std::string(reinterpret_cast<const char*>(digest.data()), 32));
+  write(journal, bytes);
+  const json::value again = computed(compute(journal));
+  CHECK(again["permanent"].as_string() == exact);
+  CHECK(again["plan"].as_string().find("(1 record of it dropped and run again") != std::string::npos);
+
+  // a journal others may write: refused, exit code 2
+  ::chmod(journal.c_str(), 0666);
+  auto r = compute(journal);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("others may write to it (mode 666), so its records cannot be trusted") != std::string::npos);
+  // the matrix file named as the journal: refused from its first line, left as it was
+  r = compute(matrix);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("it is not a checkpoint journal (it begins \"%%MatrixMarket matrix coordinate\")") !=
+        std::string::npos);
+  CHECK(read_file(matrix) == original);
+  // an empty name is a mistake, not "no journal"
+  r = run_raw(cache + cli + " compute " + quote(matrix.string()) + " --engine cpu-sparse --checkpoint ''");
+  CHECK(r.code == 2);
+  CHECK(r.err == "error: option '--checkpoint': an empty file name; name the journal's file\n");
 }

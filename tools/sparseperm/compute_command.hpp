@@ -46,8 +46,12 @@ inline const char* compute_help =
     "  --checkpoint FILE  journal the finished chunks in FILE (appended and synced as they finish);\n"
     "                  the same command after a kill resumes from it and gives the same value, bit\n"
     "                  for bit. A journal of another matrix, engine, arithmetic or version is\n"
-    "                  refused. Engines: the six Ryser engines (named with --engine).\n"
-    "                  SIGINT stops at once and leaves the journal to resume from\n"
+    "                  refused. FILE must be yours and writable by no one else (it is created\n"
+    "                  0600); its records are sealed with your key (the module cache's key:\n"
+    "                  $SPARSEPERM_CACHE or ~/.cache/sparseperm), so a record that anyone else\n"
+    "                  wrote or changed is dropped and its chunk runs again. Engines: the six\n"
+    "                  Ryser engines and glynn (named with --engine). SIGINT stops at once and\n"
+    "                  leaves the journal to resume from\n"
     "  --row-multiplicities R1,R2,...     the permanent of the matrix with row i repeated Ri times\n"
     "  --column-multiplicities C1,C2,...  and column j Cj times (one count per line, 0 drops it; both\n"
     "                  lists sum to the same total, 1 each where one is left out). glynn and\n"
@@ -154,6 +158,8 @@ inline int cuda_devices_present() {
 
 // compute's settings (settings.cuh: the same reading as Python's), its mistakes as usage errors.
 inline compute_options compute_options_of(const arguments& args, const tool_context& context) {
+  if (args.value("checkpoint") && args.value("checkpoint")->empty())
+    throw usage_error("option '--checkpoint': an empty file name; name the journal's file");
   const setting_texts texts{args.value("engine").value_or(""),     args.value("precision").value_or(""),
                             args.value("threads").value_or(""),    args.value("devices").value_or(""),
                             args.value("time-limit").value_or(""), args.value("checkpoint").value_or("")};

@@ -103,18 +103,23 @@ class chunk_dispatch {
   void open_journal() {
     if (sharing_.checkpoint.empty()) return;
     try {
+      const std::string path = sharing_.journal_path();
       journal_ = std::make_unique<checkpoint_journal>(
-          sharing_.journal_path(),
-          shared_.key + "; rank " + std::to_string(sharing_.rank()) + " of " + std::to_string(ranks()));
+          path, shared_.key + "; rank " + std::to_string(sharing_.rank()) + " of " + std::to_string(ranks()),
+          journal_user_key(path), [this](std::uint64_t c, std::string_view bytes) {
+            Record record{};
+            return c < chunks_ && record_from_bytes(bytes, record) && valid_record(record);
+          });
     } catch (const engine_error& e) {
       if (!sharing_.distributed()) throw;
       failure_ = failure_bytes(e.reason(), e.what());
     }
   }
 
-  // The records this rank's journal holds (one that does not read back as a record is run again).
+  // The records this rank's journal holds (each checked when the journal was read).
   void resume() {
     shared_.resumed = 0;
+    shared_.dropped = journal_ ? journal_->dropped() : 0;
     for (std::uint64_t c = 0; journal_ && c < chunks_; ++c) {
       const std::string* bytes = journal_->find(c);
       if (bytes && record_from_bytes(*bytes, records_[static_cast<std::size_t>(c)])) {
@@ -261,7 +266,8 @@ class chunk_dispatch {
     while (!in.done()) {
       std::uint64_t c = 0;
       Record record{};
-      if (!in.get(c) || c >= chunks_ || !record_codec<Record>::read(in, record)) throw broken();
+      if (!in.get(c) || c >= chunks_ || !record_codec<Record>::read(in, record) || !valid_record(record))
+        throw broken();
       if (have[static_cast<std::size_t>(c)]) continue;
       have[static_cast<std::size_t>(c)] = 1;
       records_[static_cast<std::size_t>(c)] = std::move(record);

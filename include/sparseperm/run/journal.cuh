@@ -4,24 +4,36 @@
 // a node failure loses the last second) resumes where its journal ends and gives the same result,
 // bit for bit (the chunks' sums are reduced in chunk order).
 //
-// The file starts with a line "sparseperm journal 2 <key digest>\n", where the key names everything
-// that decides the chunks' sums (the matrix as the engine holds it, the engine, the arithmetic, the
-// chunking, the library's version); a journal with another key is refused, never mixed. Each record
-// is the chunk's index (8 bytes), the length of its bytes (8), the record's bytes
-// (run/record_codec.cuh) and 8 bytes of SHA-256 over all three; a record that is cut short or does
-// not check (the run died while writing it) ends the journal there, and the file is cut back to its
-// last good record before appending. The file is created 0600, not through a link, and locked while
-// a run writes it.
+//   the file      must be a regular file of this user that no one else may write (one that others
+//                 may only read is made 0600); it is created 0600, never opened through a link, and
+//                 locked while a run writes it. Anything else is refused with the reason.
+//   the header    "sparseperm journal 3 <seal> <check>\n": the seal is HMAC-SHA-256 under the user's
+//                 key (detail/private_store.cuh) of the run's key, which names everything that decides
+//                 the chunks' sums (the matrix as the engine holds it, the engine, the arithmetic, the
+//                 chunking, the library's version); the check is 4 bytes of SHA-256 of the text before
+//                 it, so that a damaged header is told from another run's. The header is read first:
+//                 a file that is not this run's journal is refused without reading the rest.
+//   a record      the chunk's index (8 bytes), the length of its bytes (8), the bytes
+//                 (run/record_codec.cuh), then HMAC-SHA-256 under the user's key of the header's seal
+//                 and all three. Whoever cannot read the key cannot make a record that is accepted.
+//   reading       a record whose seal does not hold, that the caller does not accept (a value the
+//                 arithmetic cannot produce, a chunk out of range), or that contradicts another for
+//                 the same chunk is dropped, and its chunk runs again; the others are kept. A record cut
+//                 short (the run died while writing it) ends the journal. Where anything was dropped
+//                 or cut, the file is rewritten with the kept records before appending.
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -29,6 +41,7 @@
 
 #include "../core/engine_error.cuh"
 #include "../detail/file_descriptor.cuh"
+#include "../detail/private_store.cuh"
 #include "../detail/sha256.cuh"
 #include "../detail/text.cuh"
 #include "record_codec.cuh"
@@ -76,57 +89,46 @@ inline void sync_journals_on_signal() noexcept {
   if (any && ::write(2, open_journals::note, open_journals::note_length.load()) < 0) return;
 }
 
+// The user's key (detail/private_store.cuh) that seals the journal at `path`, or a refusal naming it.
+inline std::string journal_user_key(const std::string& path) {
+  try {
+    return user_key();
+  } catch (const engine_error& e) {
+    throw engine_error(engine_error::kind::bad_setting,
+                       "checkpoint journal '" + printable(path) + "': no key to seal it with: " + e.what());
+  }
+}
+
 class checkpoint_journal {
  public:
-  // Opens (or creates) `path` for a run whose identity is `key`; the records already there can be
-  // read with find().
-  checkpoint_journal(const std::string& path, std::string_view key) : path_(path) {
-    fd_ = file_descriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd_) fail("cannot open it: " + std::string(std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) fail("it is not a regular file");
-    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
-    const std::string header = "sparseperm journal 2 " + hex_of(sha256::of(key)) + "\n";
-    std::string content;
-    char buffer[1 << 16];
-    for (;;) {
-      const ssize_t got = ::read(fd_.get(), buffer, sizeof buffer);
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) fail("cannot read it: " + std::string(std::strerror(errno)));
-      if (got == 0) break;
-      content.append(buffer, static_cast<std::size_t>(got));
-    }
-    std::size_t good = 0;
-    // empty, or a header cut short by a kill during the first write: a fresh journal
-    if (content.size() < header.size() && header.compare(0, content.size(), content) == 0) {
-      if (::ftruncate(fd_.get(), 0) != 0 || ::lseek(fd_.get(), 0, SEEK_SET) < 0 || !write_all(fd_.get(), header) ||
+  // accept(chunk, bytes): whether a record read back may be used (its chunk in range, its value one
+  // the run's arithmetic can produce).
+  using accept_function = std::function<bool(std::uint64_t, std::string_view)>;
+
+  // Opens (or creates) `path` for the run whose identity is `key`, its records sealed with
+  // `user_key`; the records already there that check and are accepted can be read with find().
+  checkpoint_journal(const std::string& path, std::string_view key, std::string user_key, const accept_function& accept)
+      : path_(path), user_key_(std::move(user_key)) {
+    open_private();
+    const std::string head = header(key);
+    seal_ = head.substr(prefix.size() + 1, 64);
+    const std::string first = read_at_most(head.size());
+    if (file_size_ < head.size() && head.compare(0, first.size(), first) == 0) {
+      // empty, or a header cut short by a kill during the first write: a fresh journal
+      if (::ftruncate(fd_.get(), 0) != 0 || ::lseek(fd_.get(), 0, SEEK_SET) < 0 || !write_all(fd_.get(), head) ||
           ::fsync(fd_.get()) != 0)
         fail("cannot write it");
-      good = header.size();
     } else {
-      if (content.compare(0, header.size(), header) != 0) {
-        fail(
-            "it is the journal of another run (a different matrix, engine, arithmetic, chunking or version); "
-            "remove it or name another file");
-      }
-      good = header.size();
-      for (;;) {  // index, length, bytes, check
-        byte_reader in(std::string_view(content).substr(good));
-        std::uint64_t chunk = 0, length = 0;
-        if (!in.get(chunk) || !in.get(length) || length > in.left() || in.left() - length < check_bytes) break;
-        const std::size_t body = 2 * sizeof(std::uint64_t) + static_cast<std::size_t>(length);
-        const std::string_view r(content.data() + good, body + check_bytes);
-        if (r.substr(body) != std::string_view(check_of(r.substr(0, body)))) break;
-        sums_[chunk] = std::string(r.substr(2 * sizeof(std::uint64_t), static_cast<std::size_t>(length)));
-        good += r.size();
-      }
+      if (first != head) fail(why_not_this_run(first));
+      read_records(head.size(), accept);
     }
-    if (::ftruncate(fd_.get(), static_cast<off_t>(good)) != 0 || ::lseek(fd_.get(), 0, SEEK_END) < 0)
-      fail("cannot cut it back to its last whole record");
     slot_ = open_journals::add(fd_.get(), path_);
   }
 
   std::size_t resumed() const { return sums_.size(); }
+  // The records read back that were dropped (not sealed with this key, not accepted, or contradicting
+  // another record of their chunk).
+  std::size_t dropped() const { return dropped_; }
 
   // The bytes of `chunk`'s record from an earlier run, or nothing.
   const std::string* find(std::uint64_t chunk) const {
@@ -138,11 +140,7 @@ class checkpoint_journal {
   // kernel at once, so a killed process loses nothing; the disk is synced at most once a second (each
   // sync costs about as much as a small chunk), so a machine that fails loses at most the last second.
   void record(std::uint64_t chunk, std::string_view bytes) {
-    byte_writer out;
-    out.put(chunk).put(static_cast<std::uint64_t>(bytes.size()));
-    std::string r = out.take();
-    r.append(bytes);
-    r += check_of(r);
+    const std::string r = sealed_record(chunk, bytes);
     const std::lock_guard lock(mutex_);
     if (!write_all(fd_.get(), r)) fail("cannot append to it");
     const auto now = std::chrono::steady_clock::now();
@@ -157,19 +155,138 @@ class checkpoint_journal {
     if (fd_) ::fdatasync(fd_.get());
   }
 
+  static constexpr std::string_view prefix = "sparseperm journal 3";
+  static constexpr std::size_t max_record_bytes = std::size_t{1} << 20;
+
  private:
-  static constexpr std::size_t check_bytes = 8;
-  static std::string check_of(std::string_view bytes) {
-    const sha256::digest d = sha256::of(bytes);
-    return std::string(reinterpret_cast<const char*>(d.data()), check_bytes);
+  static constexpr std::size_t mac_bytes = 32;
+  static constexpr std::size_t index_bytes = 2 * sizeof(std::uint64_t);
+
+  std::string header(std::string_view key) const {
+    std::string message = "sparseperm journal";
+    message += '\0';
+    message.append(key);
+    std::string line = std::string(prefix) + " " + hex_of(hmac_sha256(user_key_, message));
+    return line + " " + hex_of(sha256::of(line), 4) + "\n";
   }
+
+  // Why a first line that is not this run's header is refused: not a journal, another version, a
+  // damaged header, or another run's (or another key's).
+  static std::string why_not_this_run(std::string_view first) {
+    const std::string_view magic = "sparseperm journal ";
+    if (first.substr(0, magic.size()) != magic) {
+      const std::string_view begins = first.substr(0, std::min<std::size_t>(first.find('\n'), 32));
+      return "it is not a checkpoint journal (it begins \"" + printable(begins) +
+             "\"); name a new file, or remove this one if it is an old journal";
+    }
+    const std::string_view rest = first.substr(magic.size());
+    const std::string_view version = rest.substr(0, rest.find_first_of(" \n"));
+    if (version != prefix.substr(magic.size())) {
+      return "it is the journal of another version of sparseperm (format " + printable(version) +
+             "); remove it to start afresh";
+    }
+    const std::size_t check_at = prefix.size() + 1 + 64;
+    const std::string_view line = first.substr(0, check_at);
+    if (first.size() < check_at + 10 || first[check_at] != ' ' || first[check_at + 9] != '\n' ||
+        first.substr(check_at + 1, 8) != hex_of(sha256::of(line), 4)) {
+      return "its header is damaged; remove it to start afresh";
+    }
+    return "it is the journal of another run (a different matrix, engine, arithmetic, chunking or version), or "
+           "was sealed with another user's key; remove it or name another file";
+  }
+
+  std::string sealed_record(std::uint64_t chunk, std::string_view bytes) const {
+    byte_writer out;
+    out.put(chunk).put(static_cast<std::uint64_t>(bytes.size()));
+    std::string r = out.take();
+    r.append(bytes);
+    const sha256::digest mac = hmac_sha256(user_key_, seal_ + r);
+    r.append(reinterpret_cast<const char*>(mac.data()), mac.size());
+    return r;
+  }
+
+  // Opens the file: a regular file of this user that no one else may write, made private.
+  void open_private() {
+    fd_ = file_descriptor(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600));
+    if (!fd_ && errno == ELOOP) fail("it is a symbolic link (a journal is never opened through one)");
+    if (!fd_) fail("cannot open it: " + std::string(std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) fail("it is not a regular file");
+    if (st.st_uid != ::geteuid()) {
+      fail("it belongs to another user (uid " + std::to_string(st.st_uid) +
+           "): a journal must be your own; name another file");
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      fail("others may write to it (mode " + std::to_string((st.st_mode >> 6) & 7) +
+           std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
+           "), so its records cannot be trusted; remove it or name another file");
+    }
+    if ((st.st_mode & 077) != 0 && ::fchmod(fd_.get(), 0600) != 0) fail("cannot make it private (mode 600)");
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
+    file_size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+
+  std::string read_at_most(std::size_t bytes) {
+    std::string content;
+    char buffer[1 << 16];
+    while (content.size() < bytes) {
+      const ssize_t got = ::read(fd_.get(), buffer, std::min(sizeof buffer, bytes - content.size()));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) fail("cannot read it: " + std::string(std::strerror(errno)));
+      if (got == 0) break;
+      content.append(buffer, static_cast<std::size_t>(got));
+    }
+    return content;
+  }
+
+  // The records after the header (see the top of this file); the file rewritten where any was dropped.
+  void read_records(std::size_t header_size, const accept_function& accept) {
+    const std::string content = read_at_most(static_cast<std::size_t>(file_size_) - header_size);
+    std::size_t at = 0;
+    std::map<std::uint64_t, bool> conflicted;
+    while (at < content.size()) {  // index, length, bytes, seal
+      byte_reader in(std::string_view(content).substr(at));
+      std::uint64_t chunk = 0, length = 0;
+      if (!in.get(chunk) || !in.get(length) || length > max_record_bytes || in.left() < length + mac_bytes) break;
+      const std::size_t body = index_bytes + static_cast<std::size_t>(length);
+      const std::string_view r(content.data() + at, body + mac_bytes);
+      at += r.size();
+      sha256::digest mac{};
+      std::memcpy(mac.data(), r.data() + body, mac.size());
+      const std::string_view bytes = r.substr(index_bytes, static_cast<std::size_t>(length));
+      if (!same_digest(mac, hmac_sha256(user_key_, seal_ + std::string(r.substr(0, body)))) || !accept(chunk, bytes)) {
+        ++dropped_;
+        continue;
+      }
+      const auto [it, inserted] = sums_.emplace(chunk, std::string(bytes));
+      if (!inserted && it->second != bytes) conflicted[chunk] = true;
+    }
+    for (const auto& [chunk, _] : conflicted) {
+      sums_.erase(chunk);
+      dropped_ += 2;
+    }
+    if (dropped_ == 0 && at == content.size()) {
+      if (::lseek(fd_.get(), 0, SEEK_END) < 0) fail("cannot seek to its end");
+      return;
+    }
+    // a record cut short, or some dropped: the header and the kept records, then appending
+    bool written = ::ftruncate(fd_.get(), static_cast<off_t>(header_size)) == 0 && ::lseek(fd_.get(), 0, SEEK_END) >= 0;
+    for (auto it = sums_.begin(); written && it != sums_.end(); ++it)
+      written = write_all(fd_.get(), sealed_record(it->first, it->second));
+    if (!written || ::fsync(fd_.get()) != 0) fail("cannot rewrite it with its good records");
+  }
+
   [[noreturn]] void fail(const std::string& why) const {
-    throw engine_error(engine_error::kind::bad_setting, "checkpoint journal '" + path_ + "': " + why);
+    throw engine_error(engine_error::kind::bad_setting, "checkpoint journal '" + printable(path_) + "': " + why);
   }
 
   std::string path_;
+  std::string user_key_;
+  std::string seal_;  // the header's seal (hex), which every record's seal covers
   file_descriptor fd_;
+  std::uint64_t file_size_ = 0;
   std::map<std::uint64_t, std::string> sums_;
+  std::size_t dropped_ = 0;
   std::mutex mutex_;
   int slot_ = -1;
   std::chrono::steady_clock::time_point synced_ = std::chrono::steady_clock::now();

@@ -7,9 +7,13 @@
 //                          read past the end, when the bytes run out; done() when all were read
 //   record_codec<Record>   a chunk's record as bytes: its own bytes for a trivially copyable record;
 //                          a specialisation for any other (big integers: their limbs)
+//   valid_record(r)        whether a record read back holds what its arithmetic can produce: finite
+//                          doubles, residues' integers within the exact range; every record type says
+//                          (an overload here, or beside its type), or the dispatch does not compile
 //
 // Every message the distributed runtime sends (run/dealing.cuh, run/chunk_dispatch.cuh) and every
 // journal record (run/journal.cuh) is built with these, so a malformed one is refused in one place.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -17,7 +21,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "../numeric/accumulators.cuh"
 #include "../numeric/big_integer.cuh"
+#include "../numeric/complex.cuh"
+#include "../numeric/modular.cuh"
 #include "../numeric/value_types.cuh"
 
 namespace sparseperm::detail {
@@ -116,6 +123,60 @@ struct record_codec<big_sum<P>> {
   static void write(byte_writer& out, const big_sum<P>& s) { record_codec<P>::write(out, s.sum); }
   static bool read(byte_reader& in, big_sum<P>& s) { return record_codec<P>::read(in, s.sum); }
 };
+
+// What a record read back may hold. Exact integers of any width are what they are; doubles must be
+// finite (and magnitudes not negative); residue sums integers below the limit that keeps them exact.
+inline bool valid_record(double v) { return std::isfinite(v); }
+template <class T>
+requires std::is_integral_v<T>
+bool valid_record(T) { return true; }
+#if SPARSEPERM_HAS_INT128
+inline bool valid_record(__int128) { return true; }
+#endif
+inline bool valid_record(const big_integer&) { return true; }
+inline bool valid_record(const big_gaussian&) { return true; }
+template <class T>
+bool valid_record(const complex_number<T>& v) {
+  return valid_record(v.re) && valid_record(v.im);
+}
+inline bool valid_magnitude(double m) { return std::isfinite(m) && m >= 0; }
+inline bool valid_record(const plain_sum& s) { return valid_record(s.sum) && valid_magnitude(s.magnitude); }
+inline bool valid_record(const two_sum& s) { return valid_record(s.sum) && valid_record(s.compensation); }
+inline bool valid_record(const compensated_sum& s) {
+  return valid_record(static_cast<const two_sum&>(s)) && valid_magnitude(s.magnitude);
+}
+inline bool valid_record(const complex_two_sum& s) { return valid_record(s.re) && valid_record(s.im); }
+#if SPARSEPERM_HAS_INT128
+inline bool valid_record(const exact_sum&) { return true; }
+inline bool valid_record(const exact_complex_sum&) { return true; }
+#endif
+template <class Sum>
+bool valid_record(const complex_sum<Sum>& s) {
+  return valid_record(s.re) && valid_record(s.im);
+}
+template <class Sum>
+bool valid_record(const sign_split_sum<Sum>& s) {
+  return valid_record(s.parts[0]) && valid_record(s.parts[1]);
+}
+template <class P>
+bool valid_record(const big_sum<P>& s) {
+  return valid_record(s.sum);
+}
+inline bool valid_residue(double r) {
+  return std::isfinite(r) && std::fabs(r) < modular_exact_limit && r == std::trunc(r);
+}
+template <int K>
+bool valid_record(const residues<K>& v) {
+  for (int k = 0; k < K; ++k)
+    if (!valid_residue(v.r[k])) return false;
+  return true;
+}
+template <int K>
+bool valid_record(const residue_sum<K>& s) {
+  for (int k = 0; k < K; ++k)
+    if (!valid_residue(s.s[k])) return false;
+  return s.count < (1u << 26);
+}
 
 // A record's bytes, and back (false: they are not one record).
 template <class Record>

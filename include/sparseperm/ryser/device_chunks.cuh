@@ -127,6 +127,22 @@ struct chunk_record<Sum, complex_double> {
   }
 };
 
+// A record read back from a journal or a rank (run/record_codec.cuh's valid_record): finite parts, a
+// magnitude that is not negative.
+inline bool valid_record(const double_double& d) { return std::isfinite(d.hi) && std::isfinite(d.lo); }
+template <class Sum, class Product, class V>
+bool valid_record(const chunk_record<Sum, Product, V>& r) {
+  return valid_record(r.sum);
+}
+template <class Sum>
+bool valid_record(const chunk_record<Sum, double>& r) {
+  return valid_record(r.sum) && std::isfinite(r.magnitude) && r.magnitude >= 0;
+}
+template <class Sum>
+bool valid_record(const chunk_record<Sum, complex_double>& r) {
+  return valid_record(r.re) && valid_record(r.im) && std::isfinite(r.magnitude) && r.magnitude >= 0;
+}
+
 // The result from every chunk's record, reduced exactly in chunk order, and step 0's term.
 // chain: the most additions into one per-thread accumulator (longest_chunk_chain).
 template <class Sum, class Product>
