@@ -108,12 +108,19 @@ inline std::vector<int> device_list(std::string_view option, const std::string& 
   }
   std::vector<int> devices;
   for (const std::string& item : list_items(option, text)) {
+    if (item == "all" || item == "split") {
+      throw std::invalid_argument(option_text(option) + "'" + item + "' stands alone, not in a list of devices ('" +
+                                  text + "')");
+    }
     int device = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), device);
     if (error != std::errc{} || end != item.data() + item.size()) {
       throw std::invalid_argument(option_text(option) + "'" + item + "' is not 'all', 'split' or a device number");
     }
     if (device < 0 || device > 1023) throw std::invalid_argument(option_text(option) + item + " is outside [0, 1023]");
+    if (std::find(devices.begin(), devices.end(), device) != devices.end()) {
+      throw std::invalid_argument(option_text(option) + "device " + item + " is named twice in '" + text + "'");
+    }
     devices.push_back(device);
   }
   return devices;
