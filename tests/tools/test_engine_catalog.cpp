@@ -95,3 +95,28 @@ TEST_CASE("the tool built with it: --engine, the JSON record, auto and inspect")
   CHECK(large.code == 2);
   CHECK(large.err.find("exceeds the limit of engine 'test-subset-ryser' (n <= 16)") != std::string::npos);
 }
+
+// This tool is also the suite's build without MPI (tools/CMakeLists.txt gives MPI to sparseperm alone):
+// started by a launcher as several ranks it would run the whole job once a rank and print it twice.
+TEST_CASE("a build without MPI that a launcher starts as several ranks refuses in one line, on rank 0") {
+  const std::string file = write_file("engine_catalog_mpi.mtx",
+                                      "%%MatrixMarket matrix coordinate pattern general\n"
+                                      "2 2 3\n1 1\n1 2\n2 2\n");
+  const std::string compute = std::string(SPARSEPERM_CLI) + " compute " + file + " --json";
+  const auto rank0 = cli_test::run_raw("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 " + compute);
+  CHECK(rank0.code == 2);
+  CHECK(rank0.out.empty());
+  CHECK(rank0.err ==
+        "error: a launcher started this sparseperm as one of 2 ranks, but it was built without MPI: each rank would "
+        "run the whole job. Rebuild it with MPI (Open MPI's development files present when CMake configures), or "
+        "run it alone\n");
+  const auto rank1 = cli_test::run_raw("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 " + compute);
+  CHECK(rank1.code == 2);
+  CHECK(rank1.out.empty());
+  CHECK(rank1.err.empty());
+  const auto srun = cli_test::run_raw("SLURM_STEP_NUM_TASKS=3 SLURM_PROCID=0 " + compute);
+  CHECK(srun.code == 2);
+  const auto alone = cli_test::run_raw("SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0 " + compute);
+  CHECK(alone.code == 0);
+  CHECK(json::parse(alone.out)["permanent"].as_string() == "1");
+}

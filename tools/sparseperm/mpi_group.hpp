@@ -8,6 +8,7 @@
 // one rank is printed with its rank and ends the whole job (MPI_Abort), so that no rank waits for it.
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <list>
 #include <optional>
 #include <string>
@@ -142,8 +143,28 @@ class mpi_session {
   std::list<sending> sent_;
 };
 #else
+// A launcher's word for this process: the ranks it started and this one's (1 and 0 when none did).
+inline int launcher_number(std::initializer_list<const char*> variables, int otherwise) {
+  for (const char* variable : variables) {
+    if (const char* value = std::getenv(variable); value && *value) return std::atoi(value);
+  }
+  return otherwise;
+}
+
 class mpi_session {
  public:
+  // Under mpirun or srun with several ranks, a build without MPI would run the whole job once a rank:
+  // rank 0 refuses in one line, the others end quietly.
+  mpi_session() {
+    const int ranks = launcher_number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}, 1);
+    if (ranks <= 1) return;
+    if (launcher_number({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, 0) != 0) std::_Exit(2);
+    throw engine_error(engine_error::kind::unavailable,
+                       "a launcher started this sparseperm as one of " + std::to_string(ranks) +
+                           " ranks, but it was built without MPI: each rank would run the whole job. Rebuild "
+                           "it with MPI (Open MPI's development files present when CMake configures), or run it "
+                           "alone");
+  }
   const process_group* group() const { return nullptr; }
   int host_rank() const { return 0; }
   int host_ranks() const { return 1; }
