@@ -145,6 +145,14 @@ def test_multiplicities_against_expansion():
             assert abs(r.value - e.value) <= r.error_bound + e.error_bound
 
 
+def test_results_beyond_the_decimal_digit_limit():
+    # 2000! has 5736 digits, beyond int()'s default limit of 4300: the exact int all the same
+    r = sparseperm.permanent([[1]], rows=[2000], cols=[2000])
+    assert r.exact
+    assert r.value == math.factorial(2000)
+    assert len(str(r)) == 5736
+
+
 def test_conversions():
     r = sparseperm.permanent([[1, 2], [3, 4]])
     assert int(r) == 10 and float(r) == 10.0 and complex(r) == 10

@@ -69,7 +69,8 @@ class Result:
         is_complex = record.get("complex", False)
         scaled = record["scaled"]
         if self.exact:
-            parts = (int(record["real"]), int(record["imag"])) if is_complex else (int(record["permanent"]), 0)
+            parts = ((_decimal_int(record["real"]), _decimal_int(record["imag"])) if is_complex
+                     else (_decimal_int(record["permanent"]), 0))
         elif scaled is not None:
             parts = (_scaled(scaled["value"], scaled["exponent"]), _scaled(scaled["imag"], scaled["exponent"]))
         elif is_complex:
@@ -180,6 +181,23 @@ class Results(collections.abc.Sequence):
 
     def __repr__(self) -> str:
         return f"<sparseperm.Results of {len(self)} permanents>"
+
+
+def _decimal_int(text: str) -> int:
+    """An exact decimal integer of any length: int() refuses more than sys.get_int_max_str_digits()
+    digits (4300 by default; 2000! has 5736), so long ones are put together from pieces."""
+    digits = text.lstrip("+-")
+    if len(digits) <= 4000:
+        return int(text)
+
+    def join(piece: str) -> int:
+        if len(piece) <= 4000:
+            return int(piece)
+        low = len(piece) // 2
+        return join(piece[:-low]) * 10**low + join(piece[-low:])
+
+    magnitude = join(digits)
+    return -magnitude if text.startswith("-") else magnitude
 
 
 def _scaled(mantissa: float, exponent: int) -> float:
