@@ -8,7 +8,7 @@
 #                              test suite
 #
 # The build goes to ./build (or $SPARSEPERM_BUILD_DIR), with Ninja and ccache where they are installed
-# (`test` installs ccache: a later run, from this clone or another, compiles only what changed). Without
+# (`test` installs ccache: a later run in the same folder compiles only what changed). Without
 # nvcc the host parts are built alone. `test` ends with the ten slowest build steps and tests.
 set -euo pipefail
 
@@ -64,8 +64,6 @@ configure_and_build() {
   if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then configure+=(-G Ninja); fi
   if command -v ccache >/dev/null 2>&1; then
     configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
-    # paths below the clone hashed relative to it: another clone's build finds the same entries
-    export CCACHE_BASEDIR="$root"
   fi
   cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null
   local targets=()
