@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include "core/process_group.cuh"
 #include "core/progress.cuh"
 #include "core/result.cuh"
+#include "detail/sha256.cuh"
 #include "engines/catalog.cuh"
 #include "matrix/exactness.cuh"
 #include "matrix/row_grids.cuh"
@@ -342,6 +344,38 @@ inline void check_ranks_agree(const std::string& engines, const compute_options&
   }
 }
 
+// What every rank of an MPI job must share before any work: the matrix (a digest of its entries; the
+// CLI's multiplicities are in it) and the settings that decide the computation. A rank that named
+// another engine than the others would compute alone, or wait forever in an exchange the others
+// never join; one exchange at the start finds it, and every rank refuses.
+inline std::string rank_call_text(const sparse_matrix& matrix, const compute_options& options) {
+  sha256 digest;
+  for (const matrix_entry& e : matrix.entries()) {
+    const double parts[2] = {e.value, e.imag};
+    const int place[2] = {e.row, e.column};
+    digest.update(std::string_view(reinterpret_cast<const char*>(place), sizeof place));
+    digest.update(std::string_view(reinterpret_cast<const char*>(parts), sizeof parts));
+  }
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%.6g", options.time_limit_seconds);
+  return "engine " + std::string(options.engine.automatic() ? "auto" : options.engine.get()->name) + ", precision " +
+         std::string(precision_name(options.precision)) + ", checkpoint '" + options.checkpoint + "', time limit " +
+         std::string(limit) + " s, a " + std::to_string(matrix.n()) + " x " + std::to_string(matrix.n()) +
+         " matrix of " + std::to_string(matrix.nnz()) + " nonzeros (digest " + hex_of(digest.finish(), 6) + ")";
+}
+
+inline void check_ranks_agree_on_call(const sparse_matrix& matrix, const compute_options& options) {
+  if (options.processes == nullptr || !options.processes->distributed()) return;
+  const std::vector<std::string> all = options.processes->all_gather(rank_call_text(matrix, options));
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      throw rank_error(engine_error::kind::refused, "the MPI ranks were started differently (rank 0: " + all[0] +
+                                                        "; rank " + std::to_string(r) + ": " + all[r] +
+                                                        "); start every rank with the same command");
+    }
+  }
+}
+
 // `auto` on a matrix of n <= 6 (at most 720 permutations): the reference's brute force, in long
 // double with its bound or exact in 128-bit integers, costs about a microsecond, planning it tens
 // (matching, blocks, orders, every engine's estimate). Not for a structurally singular matrix (the
@@ -434,6 +468,7 @@ inline permanent_result compute_permanent_as_is(const sparse_matrix& matrix, con
 }  // namespace detail
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
+  detail::check_ranks_agree_on_call(matrix, options);
   // magnitudes beyond double's range: a floating run of the matrix scaled near 1 (exact integer
   // runs need no scaling: their integers have no range). Under the default an integer matrix stays
   // exact, unless the engine asked for has no exact arithmetic that holds it and runs it in doubles.

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "ranks_in_threads.hpp"
+
 namespace sp = sparseperm;
 
 namespace {
@@ -264,4 +266,31 @@ TEST_CASE("journals: the header alone tells another file, another version, a dam
   CHECK(seconds < 0.5);
   MESSAGE("a 3 GB file refused in " << seconds * 1e3 << " ms");
   fs::remove(big);
+}
+
+TEST_CASE("journals: the journals of another rank count give their chunks (the chunks are the same)") {
+  const journal_test_dir scratch;
+  const std::string path = (scratch.dir / "j").string();
+  CHECK(journal_test_run(path).size() == journal_test_chunks);  // one process: FILE
+  test_support::ranks_in_threads ranks(2);
+  std::vector<std::size_t> ran(2), adopted(2);
+  const std::vector<std::string> results = ranks.each([&](int r) {
+    d::shared_chunks shared{{path, ranks.rank(r)}, journal_test_key};
+    ran[static_cast<std::size_t>(r)] = journal_test_run(shared).size();
+    adopted[static_cast<std::size_t>(r)] = shared.adopted;
+    return std::string("done");
+  });
+  CHECK(results == std::vector<std::string>{"done", "done"});
+  CHECK(ran[0] + ran[1] == 0);
+  CHECK(adopted[0] == journal_test_chunks);  // rank 0 read FILE, and keeps its records in FILE.0-of-2
+  CHECK(fs::exists(path + ".0-of-2"));
+  CHECK(fs::exists(path + ".1-of-2"));
+  // one process again, FILE gone: the ranks' journals give every chunk
+  fs::remove(path);
+  d::shared_chunks alone{{path, nullptr}, journal_test_key};
+  CHECK(journal_test_run(alone).empty());
+  CHECK(alone.adopted == journal_test_chunks);
+  CHECK(d::sharing_text(alone, journal_test_chunks)
+            .find("0 of 16 chunks resumed from it, 16 taken from the journals of a run on another rank count") !=
+        std::string::npos);
 }

@@ -807,10 +807,34 @@ TEST_CASE("MPI: 2 to 4 ranks give the same value as one process, bit for bit; a 
   CHECK(again["permanent"].as_string() == exact);
   CHECK(again["plan"].as_string().find(", 4096 from the ranks' journals") != std::string::npos);
   CHECK(again["plan"].as_string().find("the ranks ran 0 to 0 chunks") != std::string::npos);
+  // another rank count: the same chunks, taken from the 2 ranks' journals
+  const auto alone_again = compute_json(counting, "cpu-sparse", " --threads 1 --checkpoint " + shared_journal);
+  CHECK(alone_again["permanent"].as_string() == exact);
+  CHECK(alone_again["plan"].as_string().find(
+            "0 of 4096 chunks resumed from it, 4096 taken from the journals of a run on another rank count") !=
+        std::string::npos);
+  const auto three = ranks_json(3, counting + " --threads 1 --engine cpu-sparse --checkpoint " + shared_journal);
+  CHECK(three["permanent"].as_string() == exact);
+  CHECK(three["plan"].as_string().find(", 4096 from the ranks' journals") != std::string::npos);
   // a rank's own error: its line, with its rank, and the job ends with the tool's exit code
   const auto missing = cli_test::run_raw(mpirun + "2 " + SPARSEPERM_CLI + " compute " + dir + "/no-such.mtx");
   CHECK(missing.code == 2);
   CHECK(missing.err.find("error: rank ") != std::string::npos);
   CHECK(missing.err.find("no-such.mtx: cannot open") != std::string::npos);
+  // ranks started with different engines (dp alone would finish on rank 0 while cpu-sparse's rank
+  // waited forever for its exchange) or different matrices: every rank refuses, rank 0 says why
+  const std::string each = std::string(SPARSEPERM_CLI) + " compute ";
+  const auto engines = cli_test::run_raw("timeout 120 env " + mpirun + "1 " + each + counting +
+                                         " --engine dp : -np 1 " + each + counting + " --engine cpu-sparse");
+  CHECK(engines.code == 2);
+  CHECK(engines.out.empty());
+  CHECK(engines.err.find("error: the MPI ranks were started differently (rank 0: engine dp, precision auto") !=
+        std::string::npos);
+  CHECK(engines.err.find("rank 1: engine cpu-sparse, precision auto") != std::string::npos);
+  const auto matrices = cli_test::run_raw("timeout 120 env " + mpirun + "1 " + each + counting +
+                                          " --engine cpu-sparse : -np 1 " + each + real + " --engine cpu-sparse");
+  CHECK(matrices.code == 2);
+  CHECK(matrices.err.find("a 27 x 27 matrix of") != std::string::npos);
+  CHECK(matrices.err.find("a 24 x 24 matrix of") != std::string::npos);
 }
 #endif

@@ -104,6 +104,8 @@ inline void print_result(const permanent_result& r) {
 inline permanent_result compute_file(const matrix_market_file& file, const compute_options& options) {
   try {
     return compute_permanent(file.matrix, options);
+  } catch (const rank_error&) {
+    throw;  // every rank has it: rank 0 alone prints it (tool.hpp)
   } catch (const engine_error& e) {
     if (e.reason() == engine_error::kind::too_large) throw input_error(file.path, file.size_line, e.what());
     if (e.reason() == engine_error::kind::refused && options.precision == precision::exact &&

@@ -25,11 +25,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../core/engine_error.cuh"
@@ -64,6 +67,7 @@ class chunk_dispatch {
   std::vector<Record> run(std::uint64_t workers, const run_function& run) {
     open_journal();
     resume();
+    adopt_other_rank_counts();
     const std::vector<char> done = agree_with_ranks();
     plan_todo(done);
     if (!sharing_.distributed()) {
@@ -106,10 +110,7 @@ class chunk_dispatch {
       const std::string path = sharing_.journal_path();
       journal_ = std::make_unique<checkpoint_journal>(
           path, shared_.key + "; rank " + std::to_string(sharing_.rank()) + " of " + std::to_string(ranks()),
-          journal_user_key(path), [this](std::uint64_t c, std::string_view bytes) {
-            Record record{};
-            return c < chunks_ && record_from_bytes(bytes, record) && valid_record(record);
-          });
+          journal_user_key(path), record_check());
     } catch (const engine_error& e) {
       if (!sharing_.distributed()) throw;
       failure_ = failure_bytes(e.reason(), e.what());
@@ -127,6 +128,60 @@ class chunk_dispatch {
         ++shared_.resumed;
       }
     }
+  }
+
+  // The journals of the same run on another rank count (FILE alone, FILE.r-of-M): the chunks are the
+  // same, so their records are taken (each file by one rank) and appended to this rank's journal.
+  void adopt_other_rank_counts() {
+    if (!journal_) return;
+    const std::vector<std::pair<std::string, std::string>> others = other_rank_count_journals();
+    const std::string user_key = journal_user_key(sharing_.journal_path());
+    shared_.adopted = 0;
+    for (std::size_t k = static_cast<std::size_t>(sharing_.rank()); k < others.size(); k += ranks()) {
+      const auto& [path, rank_words] = others[k];
+      const auto records = checkpoint_journal::records_of(path, shared_.key + rank_words, user_key, record_check());
+      for (const auto& [c, bytes] : records) {
+        if (held_[static_cast<std::size_t>(c)] || !record_from_bytes(bytes, records_[static_cast<std::size_t>(c)]))
+          continue;
+        held_[static_cast<std::size_t>(c)] = 1;
+        journal_->record(c, bytes);
+        ++shared_.adopted;
+      }
+    }
+  }
+
+  // The files FILE and FILE.r-of-M (M ranks, r < M) but this run's, with the words their keys end in.
+  std::vector<std::pair<std::string, std::string>> other_rank_count_journals() const {
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> found;
+    const fs::path base(sharing_.checkpoint);
+    const std::string own = sharing_.journal_path();
+    if (sharing_.checkpoint != own) found.emplace_back(sharing_.checkpoint, "; rank 0 of 1");
+    std::error_code ec;
+    const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
+    const std::string stem = base.filename().string() + ".";
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      unsigned long r = 0, m = 0;
+      char tail = 0;
+      if (name.compare(0, stem.size(), stem) != 0 ||
+          std::sscanf(name.c_str() + stem.size(), "%lu-of-%lu%c", &r, &m, &tail) != 2 || r >= m || m < 2 ||
+          name != stem + std::to_string(r) + "-of-" + std::to_string(m)) {
+        continue;
+      }
+      const std::string path = (dir / name).string();
+      if (path != own) found.emplace_back(path, "; rank " + std::to_string(r) + " of " + std::to_string(m));
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+  // The records a journal may give back: in range, decoded, and holding what the arithmetic can produce.
+  checkpoint_journal::accept_function record_check() const {
+    return [this](std::uint64_t c, std::string_view bytes) {
+      Record record{};
+      return c < chunks_ && record_from_bytes(bytes, record) && valid_record(record);
+    };
   }
 
   // What is done: this rank's journal, or every rank's. Ranks that would run another matrix, engine
@@ -233,7 +288,7 @@ class chunk_dispatch {
     std::string mine = failure_;
     if (mine.empty()) {
       const auto ran =  // the chunks held, less those the journal gave
-          static_cast<std::uint64_t>(std::count(held_.begin(), held_.end(), 1)) - shared_.resumed;
+          static_cast<std::uint64_t>(std::count(held_.begin(), held_.end(), 1)) - shared_.resumed - shared_.adopted;
       byte_writer out;
       out.put('R').put(seconds_).put(ran);
       for (std::uint64_t c = 0; c < chunks_; ++c) {

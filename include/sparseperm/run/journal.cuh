@@ -109,7 +109,7 @@ class checkpoint_journal {
   // `user_key`; the records already there that check and are accepted can be read with find().
   checkpoint_journal(const std::string& path, std::string_view key, std::string user_key, const accept_function& accept)
       : path_(path), user_key_(std::move(user_key)) {
-    open_private();
+    open_private(false);
     const std::string head = header(key);
     seal_ = head.substr(prefix.size() + 1, 64);
     const std::string first = read_at_most(head.size());
@@ -120,9 +120,26 @@ class checkpoint_journal {
         fail("cannot write it");
     } else {
       if (first != head) fail(why_not_this_run(first));
-      read_records(head.size(), accept);
+      read_records(head.size(), accept, true);
     }
     slot_ = open_journals::add(fd_.get(), path_);
+  }
+
+  // The records of the journal at `path` of the run `key`, read without writing anything (another
+  // rank count's journals of the same chunks); none where it is missing, is being written or is not
+  // that run's journal.
+  static std::map<std::uint64_t, std::string> records_of(const std::string& path, std::string_view key,
+                                                         std::string user_key, const accept_function& accept) {
+    try {
+      checkpoint_journal journal(path, std::move(user_key));
+      const std::string head = journal.header(key);
+      journal.seal_ = head.substr(prefix.size() + 1, 64);
+      if (journal.read_at_most(head.size()) != head) return {};
+      journal.read_records(head.size(), accept, false);
+      return std::move(journal.sums_);
+    } catch (const engine_error&) {
+      return {};
+    }
   }
 
   std::size_t resumed() const { return sums_.size(); }
@@ -160,6 +177,10 @@ class checkpoint_journal {
 
  private:
   static constexpr std::size_t mac_bytes = 32;
+
+  checkpoint_journal(const std::string& path, std::string user_key) : path_(path), user_key_(std::move(user_key)) {
+    open_private(true);
+  }
   static constexpr std::size_t index_bytes = 2 * sizeof(std::uint64_t);
 
   std::string header(std::string_view key) const {
@@ -205,9 +226,11 @@ class checkpoint_journal {
     return r;
   }
 
-  // Opens the file: a regular file of this user that no one else may write, made private.
-  void open_private() {
-    fd_ = file_descriptor(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600));
+  // Opens the file: a regular file of this user that no one else may write, made private (read only:
+  // an existing one, shared with other readers, left as it is).
+  void open_private(bool read_only) {
+    const int flags = read_only ? O_RDONLY : O_RDWR | O_CREAT;
+    fd_ = file_descriptor(::open(path_.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600));
     if (!fd_ && errno == ELOOP) fail("it is a symbolic link (a journal is never opened through one)");
     if (!fd_) fail("cannot open it: " + std::string(std::strerror(errno)));
     struct stat st {};
@@ -221,8 +244,9 @@ class checkpoint_journal {
            std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
            "), so its records cannot be trusted; remove it or name another file");
     }
-    if ((st.st_mode & 077) != 0 && ::fchmod(fd_.get(), 0600) != 0) fail("cannot make it private (mode 600)");
-    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
+    if (!read_only && (st.st_mode & 077) != 0 && ::fchmod(fd_.get(), 0600) != 0)
+      fail("cannot make it private (mode 600)");
+    if (::flock(fd_.get(), read_only ? LOCK_SH | LOCK_NB : LOCK_EX | LOCK_NB) != 0) fail("another run is writing it");
     file_size_ = static_cast<std::uint64_t>(st.st_size);
   }
 
@@ -240,7 +264,7 @@ class checkpoint_journal {
   }
 
   // The records after the header (see the top of this file); the file rewritten where any was dropped.
-  void read_records(std::size_t header_size, const accept_function& accept) {
+  void read_records(std::size_t header_size, const accept_function& accept, bool rewrite) {
     const std::string content = read_at_most(static_cast<std::size_t>(file_size_) - header_size);
     std::size_t at = 0;
     std::map<std::uint64_t, bool> conflicted;
@@ -265,6 +289,7 @@ class checkpoint_journal {
       sums_.erase(chunk);
       dropped_ += 2;
     }
+    if (!rewrite) return;
     if (dropped_ == 0 && at == content.size()) {
       if (::lseek(fd_.get(), 0, SEEK_END) < 0) fail("cannot seek to its end");
       return;

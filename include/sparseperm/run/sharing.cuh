@@ -51,6 +51,7 @@ struct shared_chunks {
   std::size_t resumed = 0;                      // chunks that this rank's journal held
   std::size_t resumed_by_all = 0;               // chunks that the ranks' journals held
   std::size_t dropped = 0;                      // records of this rank's journal dropped and run again
+  std::size_t adopted = 0;                      // chunks this rank took from the journals of another rank count
   std::vector<double> rank_seconds = {};        // how long each rank ran its chunks (distributed runs)
   std::vector<std::uint64_t> rank_chunks = {};  // how many chunks each rank ran
 };
@@ -78,6 +79,9 @@ inline std::string sharing_text(const shared_chunks& shared, std::uint64_t chunk
       text += " (" + std::to_string(shared.dropped) + (shared.dropped == 1 ? " record" : " records") +
               " of it dropped and run again: not sealed with your key, not a value of this run, or contradicting "
               "another)";
+    }
+    if (shared.adopted > 0) {
+      text += ", " + std::to_string(shared.adopted) + " taken from the journals of a run on another rank count";
     }
     if (sharing.distributed()) text += ", " + std::to_string(shared.resumed_by_all) + " from the ranks' journals";
   }
