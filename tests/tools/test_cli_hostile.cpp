@@ -358,6 +358,11 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
     CHECK(r.err.rfind("error: " + start, 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   };
+  // an endless stream that is not a matrix: refused at line 1 at once, not read to the size limit first
+  const auto started = std::chrono::steady_clock::now();
+  check_one_line(run_raw("yes | " + cli + " compute /dev/stdin"),
+                 "/dev/stdin:1: missing '%%MatrixMarket' banner on the first line");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
   // dp on two threads out of memory (a frontier of 42 rows: 10^11 states): one line naming the
   // file, not std::terminate from an OpenMP thread
   const std::string wide = (dir / "wide.mtx").string();
@@ -482,18 +487,23 @@ TEST_CASE("journals: only your own, sealed with your key; a forged record runs a
                    " --engine cpu-sparse --precision exact --threads 2 --json --checkpoint " + quote(file.string()));
   };
   const std::string exact = computed(compute(journal))["permanent"].as_string();
+  CHECK(exact == "8928776538");
   struct stat st {};
   REQUIRE(::stat(journal.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
 
-  // the first record's sum plus one, its seal the SHA-256 of the record as anyone can compute it
+  // the first record's sum (Ryser's doubled sum in 128 bits) plus 2^(n-1): the permanent plus one,
+  // its seal the SHA-256 of the record as anyone can compute it (format 2 printed 8928776537 "exact")
   std::string bytes = read_file(journal);
   const std::size_t header = bytes.find('\n') + 1;
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data() + header + 8, sizeof length);
-  REQUIRE(length > 0);
+  REQUIRE(length == 16);
   std::string body = bytes.substr(header, 16 + length);
-  body[16] = static_cast<char>(body[16] + 1);
+  __int128 sum = 0;
+  std::memcpy(&sum, body.data() + 16, sizeof sum);
+  sum += __int128{1} << 21;
+  std::memcpy(body.data() + 16, &sum, sizeof sum);
   const auto digest = sparseperm::detail::sha256::of(body);
   bytes.replace(header, body.size() + 32, body + std::string(reinterpret_cast<const char*>(digest.data()), 32));
   write(journal, bytes);

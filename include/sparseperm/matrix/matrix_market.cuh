@@ -458,6 +458,19 @@ inline matrix_market_file parse_matrix_market(std::string_view text, const std::
 
 namespace detail {
 
+// The start of a file whose first line does not begin with the banner is refused as soon as that
+// line is read (or its first 4096 bytes are): `yes | sparseperm compute /dev/stdin` was read to the
+// size limit before line 1 was looked at.
+inline void check_banner_start(std::string_view text, const std::string& path) {
+  constexpr std::string_view banner = "%%matrixmarket";
+  const std::string_view line = text.substr(0, std::min(text.find('\n'), text.size()));
+  const std::string_view first = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
+  bool matches = first.size() >= banner.size();
+  for (std::size_t k = 0; matches && k < banner.size(); ++k)
+    matches = std::tolower(static_cast<unsigned char>(first[k])) == banner[k];
+  if (!matches) throw input_error(path, 1, "missing '%%MatrixMarket' banner on the first line");
+}
+
 // The whole text of `path`, read in pieces: a regular file, a pipe or a device alike stop at
 // max_matrix_market_bytes, and a NUL byte (not a text file: /dev/zero) stops the read where it is.
 inline std::string read_matrix_market_text(const std::string& path) {
@@ -502,6 +515,8 @@ inline std::string read_matrix_market_text(const std::string& path) {
       lines += static_cast<long>(std::count(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
       throw input_error(path, lines, "the line contains a NUL byte: not a text file");
     }
+    if (lines == 1 && (fresh.find('\n') != std::string_view::npos || text.size() >= 4096))
+      check_banner_start(text, path);
     lines += static_cast<long>(std::count(fresh.begin(), fresh.end(), '\n'));
   }
   return text;
