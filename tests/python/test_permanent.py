@@ -1,5 +1,7 @@
 """The Python package against independent results: the CLI's exact integers, brute force, thewalrus,
 its own one-by-one calls; every input kind; bad inputs; Ctrl-C."""
+import decimal
+import fractions
 import itertools
 import json
 import math
@@ -143,6 +145,24 @@ def test_multiplicities_against_expansion():
             assert r.value == e.value
         else:
             assert abs(r.value - e.value) <= r.error_bound + e.error_bound
+
+
+@pytest.mark.parametrize("matrix", [
+    np.array([[1 + np.longdouble(2) ** -60, 0], [0, 1]], dtype=np.longdouble),
+    [[2**53 + 1, 0.5], [0, 1]],
+    [[fractions.Fraction(1, 3), 0], [0, 1]],
+    [[decimal.Decimal("0.1"), 0], [0, 1]],
+])
+def test_entries_a_double_does_not_hold_are_refused_not_rounded(matrix):
+    # they returned 1 marked exact, or were off by 1 against a bound of 0.0024
+    with pytest.raises(ValueError, match="is not exactly a double"):
+        sparseperm.permanent(matrix)
+
+
+def test_entries_a_double_holds_exactly_are_taken():
+    r = sparseperm.permanent([[fractions.Fraction(3, 1), decimal.Decimal("0.5")], [np.longdouble(2), 2**53]])
+    assert abs(fractions.Fraction(r.value) - (3 * 2**53 + 1)) <= fractions.Fraction(r.error_bound)
+    assert sparseperm.permanent(np.array([[1.5, 2], [3, 4]], dtype=np.longdouble)).value == pytest.approx(12.0)
 
 
 def test_results_beyond_the_decimal_digit_limit():

@@ -220,8 +220,20 @@ class Engine(NamedTuple):
 MatrixLike = Any  # numpy array, scipy.sparse array or matrix, or nested lists
 
 
+def _refuse_inexact(original: np.ndarray, converted: np.ndarray) -> None:
+    """Entries that float64 (complex128) does not hold exactly are refused, never rounded in silence:
+    long doubles, Fractions, Decimals and integers beyond 2^53 (a NaN is refused later, as itself)."""
+    with np.errstate(invalid="ignore"):
+        differ = (converted != original) & (original == original)
+    if np.any(differ):
+        i, j = (int(k) for k in np.argwhere(differ)[0])
+        raise ValueError(f"the entry at row {i}, column {j} ({original[i, j]!r}) is not exactly a double, and "
+                         "sparseperm computes with doubles: round it first, or give integers up to 2^53")
+
+
 def _as_dense_values(a: np.ndarray) -> np.ndarray:
-    """Numbers as float64 or complex128; integers beyond 2^53 and non-numbers are refused."""
+    """Numbers as float64 or complex128; entries a double does not hold exactly and non-numbers are
+    refused."""
     if a.dtype == np.bool_:
         return a.astype(np.float64)
     if np.issubdtype(a.dtype, np.integer):
@@ -238,13 +250,17 @@ def _as_dense_values(a: np.ndarray) -> np.ndarray:
                 raise ValueError("an integer entry is beyond 2^53, which a double does not hold exactly")
         kind = np.complex128 if any(isinstance(x, complex) for x in flat) else np.float64
         try:
-            return np.array(flat, dtype=kind).reshape(a.shape)
+            converted = np.array(flat, dtype=kind).reshape(a.shape)
         except (TypeError, ValueError) as e:
             raise ValueError(f"the matrix holds something that is not a number: {e}") from None
-    if np.issubdtype(a.dtype, np.complexfloating):
-        return a.astype(np.complex128, copy=False)
-    if np.issubdtype(a.dtype, np.floating):
-        return a.astype(np.float64, copy=False)
+        if converted.ndim == 2:
+            _refuse_inexact(np.array(flat, dtype=object).reshape(a.shape), converted)
+        return converted
+    if np.issubdtype(a.dtype, np.complexfloating) or np.issubdtype(a.dtype, np.floating):
+        converted = a.astype(np.complex128 if np.issubdtype(a.dtype, np.complexfloating) else np.float64, copy=False)
+        if a.dtype.itemsize > converted.dtype.itemsize and a.ndim == 2:  # long double
+            _refuse_inexact(a, converted)
+        return converted
     raise ValueError(f"the matrix's entries are {a.dtype}, not numbers")
 
 
@@ -269,6 +285,10 @@ def _coordinates(a: MatrixLike):
         data = data[keep]
     else:
         dense = np.asarray(a)
+        if not isinstance(a, np.ndarray) and dense.dtype.kind in "fc" and dense.size:
+            # nested lists: numpy rounds an int beyond 2^53 beside a float in silence; look at the
+            # Python numbers themselves
+            dense = np.asarray(a, dtype=object)
         if dense.ndim == 1 and dense.size == 0:  # [] : the 0 x 0 matrix
             dense = dense.reshape(0, 0)
         n = _square(dense.shape)
