@@ -108,9 +108,10 @@ class chunk_dispatch {
     if (sharing_.checkpoint.empty()) return;
     try {
       const std::string path = sharing_.journal_path();
+      user_key_ = journal_user_key(path);
       journal_ = std::make_unique<checkpoint_journal>(
-          path, shared_.key + "; rank " + std::to_string(sharing_.rank()) + " of " + std::to_string(ranks()),
-          journal_user_key(path), record_check());
+          path, shared_.key + chunk_sharing::journal_key_words(sharing_.rank(), sharing_.ranks()), user_key_,
+          record_check());
     } catch (const engine_error& e) {
       if (!sharing_.distributed()) throw;
       failure_ = failure_bytes(e.reason(), e.what());
@@ -135,11 +136,10 @@ class chunk_dispatch {
   void adopt_other_rank_counts() {
     if (!journal_) return;
     const std::vector<std::pair<std::string, std::string>> others = other_rank_count_journals();
-    const std::string user_key = journal_user_key(sharing_.journal_path());
     shared_.adopted = 0;
     for (std::size_t k = static_cast<std::size_t>(sharing_.rank()); k < others.size(); k += ranks()) {
-      const auto& [path, rank_words] = others[k];
-      const auto records = checkpoint_journal::records_of(path, shared_.key + rank_words, user_key, record_check());
+      const auto& [path, key_words] = others[k];
+      const auto records = checkpoint_journal::records_of(path, shared_.key + key_words, user_key_, record_check());
       for (const auto& [c, bytes] : records) {
         if (held_[static_cast<std::size_t>(c)] || !record_from_bytes(bytes, records_[static_cast<std::size_t>(c)]))
           continue;
@@ -154,23 +154,24 @@ class chunk_dispatch {
   std::vector<std::pair<std::string, std::string>> other_rank_count_journals() const {
     namespace fs = std::filesystem;
     std::vector<std::pair<std::string, std::string>> found;
+    const auto add = [&](int r, int m) {
+      if (m != sharing_.ranks())
+        found.emplace_back(sharing_.journal_path_of(r, m), chunk_sharing::journal_key_words(r, m));
+    };
+    add(0, 1);
     const fs::path base(sharing_.checkpoint);
-    const std::string own = sharing_.journal_path();
-    if (sharing_.checkpoint != own) found.emplace_back(sharing_.checkpoint, "; rank 0 of 1");
-    std::error_code ec;
-    const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
     const std::string stem = base.filename().string() + ".";
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec;
+    for (fs::directory_iterator it(base.has_parent_path() ? base.parent_path() : fs::path("."), ec), end;
+         !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      unsigned long r = 0, m = 0;
+      int r = 0, m = 0;
       char tail = 0;
-      if (name.compare(0, stem.size(), stem) != 0 ||
-          std::sscanf(name.c_str() + stem.size(), "%lu-of-%lu%c", &r, &m, &tail) != 2 || r >= m || m < 2 ||
-          name != stem + std::to_string(r) + "-of-" + std::to_string(m)) {
-        continue;
+      if (name.compare(0, stem.size(), stem) == 0 &&
+          std::sscanf(name.c_str() + stem.size(), "%d-of-%d%c", &r, &m, &tail) == 2 && r >= 0 && r < m && m >= 2 &&
+          name == stem + std::to_string(r) + "-of-" + std::to_string(m)) {
+        add(r, m);
       }
-      const std::string path = (dir / name).string();
-      if (path != own) found.emplace_back(path, "; rank " + std::to_string(r) + " of " + std::to_string(m));
     }
     std::sort(found.begin(), found.end());
     return found;
@@ -336,6 +337,7 @@ class chunk_dispatch {
   const std::function<std::uint64_t(std::uint64_t)> steps_of_;
   std::vector<Record> records_;
   std::vector<char> held_;  // resumed or run here
+  std::string user_key_;    // the user's key that seals the journals (read once)
   std::unique_ptr<checkpoint_journal> journal_;
   std::string failure_;  // this rank's error, for the next exchange
   std::vector<std::uint64_t> todo_;

@@ -111,7 +111,6 @@ class checkpoint_journal {
       : path_(path), user_key_(std::move(user_key)) {
     open_private(false);
     const std::string head = header(key);
-    seal_ = head.substr(prefix.size() + 1, 64);
     const std::string first = read_at_most(head.size());
     if (file_size_ < head.size() && head.compare(0, first.size(), first) == 0) {
       // empty, or a header cut short by a kill during the first write: a fresh journal
@@ -133,7 +132,6 @@ class checkpoint_journal {
     try {
       checkpoint_journal journal(path, std::move(user_key));
       const std::string head = journal.header(key);
-      journal.seal_ = head.substr(prefix.size() + 1, 64);
       if (journal.read_at_most(head.size()) != head) return {};
       journal.read_records(head.size(), accept, false);
       return std::move(journal.sums_);
@@ -183,11 +181,13 @@ class checkpoint_journal {
   }
   static constexpr std::size_t index_bytes = 2 * sizeof(std::uint64_t);
 
-  std::string header(std::string_view key) const {
+  // The header line of the run `key`; its seal is kept, as every record's seal covers it.
+  std::string header(std::string_view key) {
     std::string message = "sparseperm journal";
     message += '\0';
     message.append(key);
-    std::string line = std::string(prefix) + " " + hex_of(hmac_sha256(user_key_, message));
+    seal_ = hex_of(hmac_sha256(user_key_, message));
+    const std::string line = std::string(prefix) + " " + seal_;
     return line + " " + hex_of(sha256::of(line), 4) + "\n";
   }
 

@@ -145,7 +145,6 @@ inline bool valid_record(const two_sum& s) { return valid_record(s.sum) && valid
 inline bool valid_record(const compensated_sum& s) {
   return valid_record(static_cast<const two_sum&>(s)) && valid_magnitude(s.magnitude);
 }
-inline bool valid_record(const complex_two_sum& s) { return valid_record(s.re) && valid_record(s.im); }
 #if SPARSEPERM_HAS_INT128
 inline bool valid_record(const exact_sum&) { return true; }
 inline bool valid_record(const exact_complex_sum&) { return true; }

@@ -33,8 +33,13 @@ struct chunk_sharing {
   bool distributed() const { return ranks() > 1; }
   // Journaled and distributed runs need chunks that do not depend on this process's threads.
   bool fixed_chunks() const { return !checkpoint.empty() || distributed(); }
-  std::string journal_path() const {
-    return distributed() ? checkpoint + "." + std::to_string(rank()) + "-of-" + std::to_string(ranks()) : checkpoint;
+  std::string journal_path() const { return journal_path_of(rank(), ranks()); }
+  // The journal of rank r of m ranks (FILE itself for a single process), and the words its key ends in.
+  std::string journal_path_of(int r, int m) const {
+    return m > 1 ? checkpoint + "." + std::to_string(r) + "-of-" + std::to_string(m) : checkpoint;
+  }
+  static std::string journal_key_words(int r, int m) {
+    return "; rank " + std::to_string(r) + " of " + std::to_string(m);
   }
 };
 
