@@ -62,6 +62,23 @@ inline constexpr std::uintmax_t max_matrix_market_bytes = std::uintmax_t{1} << 3
 
 namespace detail {
 
+// The first word of a line (after spaces and tabs, up to the next): the banner's is %%MatrixMarket, in
+// any case. Both the parser and the reader's early look at line 1 ask this.
+inline std::string_view first_word(std::string_view line) {
+  const std::size_t start = std::min(line.find_first_not_of(" \t"), line.size());
+  const std::size_t end = std::min(line.find_first_of(" \t", start), line.size());
+  return line.substr(start, end - start);
+}
+inline bool is_banner_word(std::string_view word) {
+  constexpr std::string_view banner = "%%matrixmarket";
+  if (word.size() != banner.size()) return false;
+  for (std::size_t k = 0; k < banner.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(word[k])) != banner[k]) return false;
+  }
+  return true;
+}
+inline constexpr const char* missing_banner = "missing '%%MatrixMarket' banner on the first line";
+
 class matrix_market_parser {
  public:
   matrix_market_parser(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {}
@@ -137,9 +154,7 @@ class matrix_market_parser {
   void read_banner(matrix_market_file& result) {
     if (!next_line()) fail(1, "empty file: expected a '%%MatrixMarket matrix ...' banner");
     split();
-    if (tokens_.empty() || lower(tokens_[0]) != "%%matrixmarket") {
-      fail("missing '%%MatrixMarket' banner on the first line");
-    }
+    if (tokens_.empty() || !is_banner_word(tokens_[0])) fail(missing_banner);
     if (tokens_.size() != 5) {
       fail("the banner must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY' (found " +
            std::to_string(tokens_.size()) + " words)");
@@ -460,15 +475,14 @@ namespace detail {
 
 // The start of a file whose first line does not begin with the banner is refused as soon as that
 // line is read (or its first 4096 bytes are): `yes | sparseperm compute /dev/stdin` was read to the
-// size limit before line 1 was looked at.
+// size limit before line 1 was looked at. A first word that may go on past what was read is left to
+// the parser.
 inline void check_banner_start(std::string_view text, const std::string& path) {
-  constexpr std::string_view banner = "%%matrixmarket";
-  const std::string_view line = text.substr(0, std::min(text.find('\n'), text.size()));
-  const std::string_view first = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
-  bool matches = first.size() >= banner.size();
-  for (std::size_t k = 0; matches && k < banner.size(); ++k)
-    matches = std::tolower(static_cast<unsigned char>(first[k])) == banner[k];
-  if (!matches) throw input_error(path, 1, "missing '%%MatrixMarket' banner on the first line");
+  const std::size_t newline = text.find('\n');
+  const std::string_view line = text.substr(0, std::min(newline, text.size()));
+  const std::string_view word = first_word(line);
+  const bool whole = newline != std::string_view::npos || word.data() + word.size() < line.data() + line.size();
+  if (whole && !is_banner_word(word)) throw input_error(path, 1, missing_banner);
 }
 
 // The whole text of `path`, read in pieces: a regular file, a pipe or a device alike stop at
