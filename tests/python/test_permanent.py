@@ -152,6 +152,7 @@ def test_multiplicities_against_expansion():
     [[2**53 + 1, 0.5], [0, 1]],
     [[fractions.Fraction(1, 3), 0], [0, 1]],
     [[decimal.Decimal("0.1"), 0], [0, 1]],
+    scipy.sparse.csr_array(np.array([[1, 0], [0, 1 + np.longdouble(2) ** -60]], dtype=np.longdouble)),
 ])
 def test_entries_a_double_does_not_hold_are_refused_not_rounded(matrix):
     # they returned 1 marked exact, or were off by 1 against a bound of 0.0024

@@ -220,20 +220,22 @@ class Engine(NamedTuple):
 MatrixLike = Any  # numpy array, scipy.sparse array or matrix, or nested lists
 
 
-def _refuse_inexact(original: np.ndarray, converted: np.ndarray) -> None:
+def _refuse_inexact(original: np.ndarray, converted: np.ndarray, position=None) -> None:
     """Entries that float64 (complex128) does not hold exactly are refused, never rounded in silence:
-    long doubles, Fractions, Decimals and integers beyond 2^53 (a NaN is refused later, as itself)."""
+    long doubles, Fractions, Decimals and integers beyond 2^53 (a NaN is refused later, as itself).
+    position(k) gives the row and column of entry k of a 1-D array (a sparse matrix's data)."""
     with np.errstate(invalid="ignore"):
         differ = (converted != original) & (original == original)
     if np.any(differ):
-        i, j = (int(k) for k in np.argwhere(differ)[0])
-        raise ValueError(f"the entry at row {i}, column {j} ({original[i, j]!r}) is not exactly a double, and "
+        at = tuple(int(k) for k in np.argwhere(differ)[0])
+        i, j = position(at[0]) if position else at
+        raise ValueError(f"the entry at row {i}, column {j} ({original[at]!r}) is not exactly a double, and "
                          "sparseperm computes with doubles: round it first, or give integers up to 2^53")
 
 
-def _as_dense_values(a: np.ndarray) -> np.ndarray:
+def _as_dense_values(a: np.ndarray, position=None) -> np.ndarray:
     """Numbers as float64 or complex128; entries a double does not hold exactly and non-numbers are
-    refused."""
+    refused (position: as for _refuse_inexact)."""
     if a.dtype == np.bool_:
         return a.astype(np.float64)
     if np.issubdtype(a.dtype, np.integer):
@@ -253,13 +255,12 @@ def _as_dense_values(a: np.ndarray) -> np.ndarray:
             converted = np.array(flat, dtype=kind).reshape(a.shape)
         except (TypeError, ValueError) as e:
             raise ValueError(f"the matrix holds something that is not a number: {e}") from None
-        if converted.ndim == 2:
-            _refuse_inexact(np.array(flat, dtype=object).reshape(a.shape), converted)
+        _refuse_inexact(a, converted, position)
         return converted
     if np.issubdtype(a.dtype, np.complexfloating) or np.issubdtype(a.dtype, np.floating):
         converted = a.astype(np.complex128 if np.issubdtype(a.dtype, np.complexfloating) else np.float64, copy=False)
-        if a.dtype.itemsize > converted.dtype.itemsize and a.ndim == 2:  # long double
-            _refuse_inexact(a, converted)
+        if a.dtype.itemsize > converted.dtype.itemsize:  # long double
+            _refuse_inexact(a, converted, position)
         return converted
     raise ValueError(f"the matrix's entries are {a.dtype}, not numbers")
 
@@ -278,7 +279,7 @@ def _coordinates(a: MatrixLike):
         n = _square(a.shape)
         coo = scipy.sparse.coo_array(a)
         coo.sum_duplicates()
-        data = _as_dense_values(np.asarray(coo.data))
+        data = _as_dense_values(np.asarray(coo.data), lambda k: (int(coo.row[k]), int(coo.col[k])))
         keep = data != 0
         rows = np.ascontiguousarray(coo.row[keep], dtype=np.int64)
         cols = np.ascontiguousarray(coo.col[keep], dtype=np.int64)
