@@ -57,6 +57,12 @@ TEST_CASE("expand_lines refuses multiplicities that do not fit the matrix") {
   CHECK_THROWS_AS(sp::expand_lines(base, {2, 1}, {1, 1}), std::invalid_argument);
   CHECK_THROWS_AS(sp::expand_lines(base, {-1, 3}, {1, 1}), std::invalid_argument);
   CHECK(sp::expand_lines(base, {0, 2}, {1, 1}).n() == 2);  // 0 drops a row
+  // nonzeros counted before the copy: 2 x 1500^2 = 4.5e6 beyond 2^22; 1448^2 x 2 = 4193408 within
+  CHECK_THROWS_WITH_AS(sp::expand_lines(base, {1500, 1500}, {1500, 1500}),
+                       "the multiplicities make a 3000 x 3000 matrix of more than 4194304 nonzeros, beyond the size "
+                       "limit",
+                       std::invalid_argument);
+  CHECK(sp::expand_lines(base, {1448, 1448}, {1448, 1448}).nnz() == 2 * 1448 * 1448);
 }
 
 TEST_CASE("glynn on repeated rows and columns equals the reference on the expanded matrix") {

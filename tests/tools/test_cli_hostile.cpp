@@ -381,6 +381,21 @@ TEST_CASE("inputs that crashed, hung or misled: now an answer or one line") {
   CHECK(run_raw("SPARSEPERM_MEMORY_LIMIT=8G " + cli + " compute " + quote(m2)).code == 0);
   check_one_line(run_raw("SPARSEPERM_MEMORY_LIMIT=8X " + cli + " compute " + quote(m2)),
                  "SPARSEPERM_MEMORY_LIMIT='8X' is not a size");
+  // multiplicities that would make a 10^4 x 10^4 dense copy (10^8 nonzeros: 22 GB and 5 minutes
+  // before): refused before anything is allocated, under a memory limit a copy would exceed
+  const std::string corner = (dir / "corner.mtx").string();
+  write(corner, "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 3 1\n");
+  const auto repeated_start = std::chrono::steady_clock::now();
+  check_one_line(run_raw("ulimit -v 2000000; " + cli + " compute " + quote(corner) +
+                         " --row-multiplicities 10000,0,0 --column-multiplicities 0,0,10000"),
+                 "the multiplicities make a 10000 x 10000 matrix of more than 4194304 nonzeros");
+  CHECK(std::chrono::steady_clock::now() - repeated_start < std::chrono::seconds(5));
+  // within the limit, one repeated row still computes: 300 x 300 ones, 300! exactly (Glynn's 300 terms)
+  const auto factorial = computed(run_raw(cli + " compute " + quote(corner) +
+                                          " --row-multiplicities 300,0,0 --column-multiplicities 0,0,300 --json"));
+  CHECK(factorial["exact"].as_bool());
+  CHECK(factorial["permanent"].as_string().size() == 615);  // 300! has 615 digits
+  CHECK(factorial["permanent"].as_string().rfind("3060575122164406360353", 0) == 0);
   // a dense 100 x 100 without repeated rows: no engine, and no negative count of states
   std::string dense = "%%MatrixMarket matrix array real general\n100 100\n";
   for (int k = 0; k < 100 * 100; ++k) dense += std::to_string(k + 1) + "\n";
