@@ -61,6 +61,14 @@ inline const engine_description& check_engine(const engine_description& engine, 
   return engine;
 }
 
+// The engines that certify a result without row grids, whatever the values' spread, for n.
+inline std::string grid_free_engines(int n) {
+  std::string names(description_of<engines::dp>.name);
+  if (n <= description_of<engines::reference>.max_n)
+    names += " and " + std::string(description_of<engines::reference>.name);
+  return names;
+}
+
 // `engine` on a matrix with a perfect matching, in the arithmetic options.precision asks for.
 inline permanent_result run_engine(const engine_task& task, const engine_description& engine,
                                    const compute_options& options) {
@@ -72,9 +80,9 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
   }
   if (engine.rounds_to_grids) {  // the Ryser engines round values to row grids (numeric/error_bound.cuh)
     if (const auto why = detail::row_grid_refusal(task.matrix)) {
-      throw engine_error(
-          engine_error::kind::refused,
-          "engine '" + name + "' cannot certify a result for this matrix (" + *why + "); dp and reference can");
+      throw engine_error(engine_error::kind::refused, "engine '" + name +
+                                                          "' cannot certify a result for this matrix (" + *why + "); " +
+                                                          grid_free_engines(task.matrix.n()) + " can");
     }
   }
   permanent_result result;
@@ -206,12 +214,29 @@ inline void add_input_rounding(permanent_result& result, const sparse_matrix& ma
 namespace detail {
 
 // A matrix scaled by powers of two (complex ones by their moduli), columns to balance it and rows
-// to put each row's largest |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled), exactly (every
-// scaled value is a normal double, checked). Engines then work near 1 whatever the file's magnitudes.
+// to put each row's largest |a_ij| in [0.5, 1): perm(A) = 2^shift · perm(scaled). Every scaled value
+// is exact where it stays a normal double; one that would fall below (a row spanning more binary
+// orders than double has: [[1e200, 1e-200], [1e-200, 1e200]]) is dropped, and `perturbation` bounds
+// what that changes in perm(scaled). Engines then work near 1 whatever the file's magnitudes.
 struct unit_scaling {
   sparse_matrix matrix;
   std::int64_t shift = 0;
+  long long dropped = 0;    // values below 2^-1022 after scaling, set to 0
+  double perturbation = 0;  // a bound on |perm(scaled) − perm(A)·2^−shift| from those
 };
+
+// Dropping values of at most d_ij (row i: D_i = Σ_j d_ij) changes the permanent by at most
+// perm(|A| + D) − perm(|A|) ≤ Σ_i D_i Π_{k≠i} (R_k + D_k), R_k the row sums of |a_kj| of what is kept
+// (the permanent is multilinear in the rows, and perm(|B|) ≤ Π of |B|'s row sums). In log2, rounded up.
+inline double dropped_values_bound(const std::vector<double>& kept_row_sums, const std::vector<double>& dropped) {
+  double log2_all = 0;
+  for (std::size_t i = 0; i < kept_row_sums.size(); ++i) log2_all += std::log2(kept_row_sums[i] + dropped[i]);
+  double bound = 0;
+  for (std::size_t i = 0; i < dropped.size(); ++i) {
+    if (dropped[i] > 0) bound += std::exp2(std::log2(dropped[i]) + log2_all - std::log2(kept_row_sums[i] + dropped[i]));
+  }
+  return bound * (1 + 0x1p-20);  // the logarithms' and sums' roundings, generously
+}
 
 // Σ_i log2 Σ_j |a_ij|: where it nears double's exponent range, Ryser's terms and dp's states may
 // leave it (Π R_i bounds them, times 2^(n−1) in Ryser's sums).
@@ -257,21 +282,46 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
     row_exponent[entries[k].row] =
         std::max(row_exponent[entries[k].row], exponent[k] - column_exponent[entries[k].column]);
   unit_scaling s;
-  std::vector<matrix_entry> scaled = entries;
-  for (std::size_t k = 0; k < scaled.size(); ++k) {
-    const int shift = row_exponent[scaled[k].row] + column_exponent[scaled[k].column];
-    // exact only while normal: a value (or a nonzero part) pushed into the subnormals would lose bits
-    const auto exact_part = [&](double part, double& to) {
-      to = std::ldexp(part, -shift);
-      return part == 0 || (std::fabs(to) >= std::numeric_limits<double>::min() && std::ldexp(to, shift) == part);
-    };
-    if (!exact_part(entries[k].value, scaled[k].value) || !exact_part(entries[k].imag, scaled[k].imag))
-      return std::nullopt;
+  std::vector<matrix_entry> scaled;
+  scaled.reserve(entries.size());
+  std::vector<double> kept(static_cast<std::size_t>(n), 0), dropped(static_cast<std::size_t>(n), 0);
+  constexpr double normal = std::numeric_limits<double>::min();  // 2^-1022
+  for (const matrix_entry& e : entries) {
+    const int shift = row_exponent[e.row] + column_exponent[e.column];
+    // exact while normal: a value (or a nonzero part) pushed into the subnormals would lose bits, so
+    // the value goes (each part below 2^-1022, so below 2^-1021 in all) and the bound counts it
+    matrix_entry to = e;
+    to.value = std::ldexp(e.value, -shift);
+    to.imag = std::ldexp(e.imag, -shift);
+    const auto lost = [&](double part, double to_part) { return part != 0 && std::fabs(to_part) < normal; };
+    if (lost(e.value, to.value) || lost(e.imag, to.imag)) {
+      dropped[e.row] += 2 * normal;
+      ++s.dropped;
+      continue;
+    }
+    kept[e.row] += std::fabs(to.value) + std::fabs(to.imag);
+    scaled.push_back(to);
   }
+  if (s.dropped > 0) s.perturbation = dropped_values_bound(kept, dropped);
   for (int i = 0; i < n; ++i) s.shift += row_exponent[i] + column_exponent[i];
   s.matrix = sparse_matrix::from_entries(n, std::move(scaled));
   s.matrix.set_input_rounding(a.input_rounding());  // relative changes: the same after scaling
   return s;
+}
+
+// A result of the scaled matrix, values dropped in the scaling: never exact (an exact 0 of a
+// structure the drops made singular is 0 within the bound), the drops' perturbation in the bound.
+inline void add_dropped_values(permanent_result& r, const unit_scaling& s) {
+  if (s.dropped == 0) return;
+  if (r.exact) {
+    if (r.value != 0 || r.imag != 0)
+      throw engine_error(engine_error::kind::failed, "an exact permanent of a scaled matrix");
+    r.exact = false;
+    r.error_bound = 0;
+  }
+  set_error_bound(r, (r.error_bound.value_or(0) + s.perturbation) * (1 + 0x1p-50));
+  r.plan += "; " + std::to_string(s.dropped) +
+            " value(s) below 2^-1022 of their row's largest dropped in the scaling (the bound counts them)";
 }
 
 // A result of the scaled matrix as one of the matrix: times 2^shift, in double where value and
@@ -481,6 +531,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
       (!matrix.has_integer_values() || options.precision != precision::automatic || floating_integers)) {
     if (const auto scaling = detail::scale_to_unit(matrix)) {
       permanent_result result = detail::compute_permanent_as_is(scaling->matrix, options);
+      detail::add_dropped_values(result, *scaling);
       detail::unscale_result(result, scaling->shift);
       return result;
     }

@@ -205,9 +205,9 @@ std::string glynn_floating(const glynn_setup& g, const Summer& summer, glynn_sum
   const int n = g.n;
   const glynn_grid grid = glynn_grid_of(g);
   if (!grid.why.empty()) {
-    throw engine_error(engine_error::kind::refused, "engine '" + result.engine +
-                                                        "' cannot certify a result for this matrix (" + grid.why +
-                                                        "); dp and reference can");
+    throw engine_error(
+        engine_error::kind::refused,
+        "engine '" + result.engine + "' cannot certify a result for this matrix (" + grid.why + "); dp can");
   }
   glynn_setup rounded = g;  // the values on their grids
   rounded.re = grid.re;
