@@ -105,8 +105,8 @@ inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int thre
 }
 
 inline permanent_result run_dense_cpu(const sparse_matrix& a, const compute_options& options) {
-  permanent_result r =
-      permanent_cpu_sparse(a, {.threads = 1, .progress = nullptr, .precision = options.precision, .sharing = {}});
+  permanent_result r = permanent_cpu_sparse(
+      a, {.threads = 1, .progress = options.progress, .precision = options.precision, .sharing = {}});
   add_input_rounding(r, a);
   r.plan = "dense, no plan: " + r.plan;
   r.seconds.total = r.seconds.compute;
@@ -128,6 +128,7 @@ class batch_run {
     one_ = options;
     one_.threads = 1;
     one_.progress = progress_ ? &inner_ : nullptr;  // a stop request reaches every matrix's loop
+    inner_.parent = progress_;                      // at once, also inside a long one
     if (progress_) progress_->total.store(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
   }
 
@@ -147,10 +148,7 @@ class batch_run {
   bool is(E) const {
     return options_.engine.get() == &description_of<E>;
   }
-  bool stopped() {
-    if (stop_requested(progress_)) inner_.stop.store(true, std::memory_order_relaxed);
-    return stop_requested(progress_);
-  }
+  bool stopped() const { return stop_requested(progress_); }
   template <class Body>
   void guarded(std::int64_t k, const Body& body) {
     if (failed_.load(std::memory_order_relaxed) || stopped()) return;

@@ -10,9 +10,11 @@
 namespace sparseperm {
 
 struct progress_counter {
-  std::atomic<std::uint64_t> done{0};   // units of work finished (Gray steps for the Ryser engines)
-  std::atomic<std::uint64_t> total{0};  // units of work in all; 0 until the engine knows
-  std::atomic<bool> stop{false};        // set by the caller: end the run soon, without a result
+  std::atomic<std::uint64_t> done{0};        // units of work finished (Gray steps for the Ryser engines)
+  std::atomic<std::uint64_t> total{0};       // units of work in all; 0 until the engine knows
+  std::atomic<bool> stop{false};             // set by the caller: end the run soon, without a result
+  const progress_counter* parent = nullptr;  // whose stop request this one shares (a batch's, for
+                                             // each matrix: the matrix counts apart, stops with it)
 
   double fraction() const {
     const std::uint64_t t = total.load(std::memory_order_relaxed);
@@ -21,7 +23,10 @@ struct progress_counter {
 };
 
 inline bool stop_requested(const progress_counter* progress) {
-  return progress != nullptr && progress->stop.load(std::memory_order_relaxed);
+  for (; progress != nullptr; progress = progress->parent) {
+    if (progress->stop.load(std::memory_order_relaxed)) return true;
+  }
+  return false;
 }
 
 // After a run that stopped early: the caller asked for it, so there is no result.

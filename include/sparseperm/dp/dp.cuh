@@ -126,7 +126,7 @@ class state_table {
 struct dp_run_stats {
   std::size_t peak_states = 0;
   double transitions = 0;
-  const progress_counter* progress = nullptr;  // in: a stop request ends the run between columns
+  const progress_counter* progress = nullptr;  // in: a stop request ends the run within 4096 states
 };
 
 // The dp in arithmetic Arith (numeric/value_types.cuh): a state's value is a state_sum of products,
@@ -163,7 +163,9 @@ typename Arith::product run_dp(const sparse_matrix& a, const std::vector<int>& c
     std::vector<std::vector<std::pair<key, state>>> next(shards);
     const auto step = [&](int shard) {
       state_table<key, state> table(states.size());
+      std::size_t visited = 0;
       for (const auto& [k, v] : states) {
+        if ((++visited & 0xfff) == 0 && stop_requested(stats.progress)) return;  // the column is dropped below
         for (std::size_t e = 0; e < rows.size(); ++e) {
           const int s = slot[rows[e]];
           if (k.has(s)) continue;
@@ -183,6 +185,7 @@ typename Arith::product run_dp(const sparse_matrix& a, const std::vector<int>& c
     } else {
       step(0);
     }
+    throw_if_stopped(stats.progress);  // within 4096 states of a request, not only between columns
     states.clear();
     for (auto& part : next) {
       for (auto& entry : part) states.push_back(std::move(entry));

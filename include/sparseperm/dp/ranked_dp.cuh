@@ -308,7 +308,7 @@ std::vector<typename Arith::entry> ranked_entries(const ranked_dp_plan& plan, co
 // lanes.
 struct ranked_dp_on_host {
   int threads = 1;
-  const progress_counter* progress = nullptr;  // a stop request ends the run between steps
+  const progress_counter* progress = nullptr;  // a stop request ends the run within 4096 states
   template <class Arith>
   std::vector<double> operator()(const ranked_dp_plan& plan, const Arith& arith) const {
     const std::vector<std::uint64_t> binomial = ranked_binomials();
@@ -321,12 +321,14 @@ struct ranked_dp_on_host {
       constexpr std::int64_t chunk = 4096;
       const auto chunks = static_cast<std::int64_t>((s.new_states + chunk - 1) / chunk);
       parallel_for<schedule::dynamic_one>(chunks, threads, [&](std::int64_t c) {
+        if (stop_requested(progress)) return;  // the step is dropped below
         const auto end = std::min<std::uint64_t>(s.new_states, static_cast<std::uint64_t>(c + 1) * chunk);
         for (auto index = static_cast<std::uint64_t>(c) * chunk; index < end; ++index) {
           arith.store(next.data(), s.new_states, index,
                       ranked_dp_state(s, index, binomial.data(), arith, entries.data(), old.data()));
         }
       });
+      throw_if_stopped(progress);
       old.swap(next);
     }
     return old;

@@ -27,8 +27,9 @@ struct reference {
 }  // namespace engines
 
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
-SPARSEPERM_ENGINE_RUN permanent_result engines::reference::run(const engine_task& task, const compute_options&) {
-  return detail::run_reference(task.matrix, name);
+SPARSEPERM_ENGINE_RUN permanent_result engines::reference::run(const engine_task& task,
+                                                               const compute_options& options) {
+  return detail::run_reference(task.matrix, name, options.progress);
 }
 #endif
 

@@ -72,8 +72,8 @@ struct glynn_on_host {
     using P = typename Arith::product;
     const bool fixed = sharing.fixed_chunks();
     // about 16 tasks a thread (4096 when journaled or shared: independent of the threads); a long run
-    // in tasks of about 2^24 terms (at most 2^18 of them), which a stop request waits for
-    const double long_run_tasks = std::min(std::ldexp(g.terms, -24), std::ldexp(1.0, 18));
+    // in tasks of about 2^22 terms (at most 2^18 of them), which a stop request waits for
+    const double long_run_tasks = std::min(std::ldexp(g.terms, -22), std::ldexp(1.0, 18));
     const long long wanted = fixed ? 4096LL : 16LL * std::max(summing.threads, 1);
     const glynn_plan<V, P> plan(g, std::max(wanted, static_cast<long long>(long_run_tasks)));
     const glynn_tables<V, P> tables = plan.tables(g, u.data());

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../core/engine_error.cuh"
+#include "../core/progress.cuh"
 #include "../core/result.cuh"
 #include "../detail/bits.cuh"
 #include "../matrix/exactness.cuh"
@@ -53,6 +54,10 @@ inline int flipped_column(std::uint64_t g) { return __builtin_ctzll(g); }
 inline bool adds_column(std::uint64_t g) { return ((g >> (flipped_column(g) + 1)) & 1u) == 0; }
 inline int sign_of(std::uint64_t g) { return (g & 1u) ? -1 : 1; }
 inline int factor_of(int n) { return 4 * (n % 2) - 2; }
+// A stop request ends a walk within 2^16 steps (milliseconds at n = 26).
+inline void check_stop(std::uint64_t g, const progress_counter* progress) {
+  if ((g & 0xffff) == 0) throw_if_stopped(progress);
+}
 
 // T is long double or detail::int128 (then the values must be integers). magnitude: Σ|term|, for
 // long double's error bound.
@@ -78,7 +83,7 @@ T brute_force(const sparse_matrix& matrix, long double* magnitude = nullptr) {
 // Long double Nijenhuis–Wilf Ryser: Σ (−1)^g Π x_g (before the factor ±2), with the values on their
 // row grids (error_bound.cuh) so that x is exact, and Σ|term| in `magnitude`.
 inline long double dense_ryser_sum(const sparse_matrix& matrix, const detail::row_grids<long double>& grids,
-                                   long double& magnitude) {
+                                   long double& magnitude, const progress_counter* progress = nullptr) {
   const int n = matrix.n();
   check_size("dense Ryser", n, reference_ryser_max_n);
   const std::vector<double> a = matrix.dense();
@@ -97,6 +102,7 @@ inline long double dense_ryser_sum(const sparse_matrix& matrix, const detail::ro
   long double sum = product();
   magnitude = sum < 0 ? -sum : sum;
   for (std::uint64_t g = 1; g < steps_of(n); ++g) {
+    check_stop(g, progress);
     const int j = flipped_column(g);
     const long double s = adds_column(g) ? 1 : -1;
     for (int i = 0; i < n; ++i) x[i] += s * at(i, j);
@@ -116,7 +122,7 @@ inline long double dense_ryser(const sparse_matrix& matrix) {
 #if SPARSEPERM_HAS_INT128
 // Exact Nijenhuis–Wilf Ryser for integer matrices, on doubled row sums X = 2x (integers):
 // perm = (4(n mod 2) − 2)/2^n · Σ (−1)^g Π X_g = ±Σ/2^(n−1).
-inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
+inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix, const progress_counter* progress = nullptr) {
   const int n = matrix.n();
   if (n == 0) return 1;
   check_size("dense Ryser", n, reference_ryser_max_n);
@@ -135,6 +141,7 @@ inline detail::int128 dense_ryser_exact(const sparse_matrix& matrix) {
   };
   detail::int128 sum = product();
   for (std::uint64_t g = 1; g < steps_of(n); ++g) {
+    check_stop(g, progress);
     const int j = flipped_column(g);
     const std::int64_t s = adds_column(g) ? 1 : -1;
     for (int i = 0; i < n; ++i) x[i] += s * twice(i, j);
@@ -189,7 +196,7 @@ T brute_force_complex(const sparse_matrix& matrix, long double* magnitude = null
 
 // Complex long double Nijenhuis–Wilf Ryser on the row grids, Σ l1(term) in `magnitude`.
 inline long_complex dense_ryser_sum_complex(const sparse_matrix& matrix, const detail::row_grids<long double>& grids,
-                                            long double& magnitude) {
+                                            long double& magnitude, const progress_counter* progress = nullptr) {
   using value = long_complex;
   const int n = matrix.n();
   check_size("dense Ryser", n, reference_ryser_max_n);
@@ -213,6 +220,7 @@ inline long_complex dense_ryser_sum_complex(const sparse_matrix& matrix, const d
   value sum = product();
   magnitude = reference::l1_norm(sum);
   for (std::uint64_t g = 1; g < steps_of(n); ++g) {
+    check_stop(g, progress);
     const int j = flipped_column(g);
     for (int i = 0; i < n; ++i) x[i] = adds_column(g) ? x[i] + at(i, j) : x[i] - at(i, j);
     const value term = product();
@@ -224,7 +232,8 @@ inline long_complex dense_ryser_sum_complex(const sparse_matrix& matrix, const d
 
 #if SPARSEPERM_HAS_INT128
 // Exact complex Ryser on doubled row sums (Gaussian integers), as dense_ryser_exact.
-inline complex_number<detail::int128> dense_ryser_exact_complex(const sparse_matrix& matrix) {
+inline complex_number<detail::int128> dense_ryser_exact_complex(const sparse_matrix& matrix,
+                                                                const progress_counter* progress = nullptr) {
   using wide = complex_number<detail::int128>;
   const int n = matrix.n();
   if (n == 0) return wide{1, 0};
@@ -248,6 +257,7 @@ inline complex_number<detail::int128> dense_ryser_exact_complex(const sparse_mat
   };
   wide sum = product();
   for (std::uint64_t g = 1; g < steps_of(n); ++g) {
+    check_stop(g, progress);
     const int j = flipped_column(g);
     for (int i = 0; i < n; ++i) x[i] = adds_column(g) ? x[i] + twice(i, j) : x[i] - twice(i, j);
     sum = sign_of(g) > 0 ? sum + product() : sum - product();
@@ -295,12 +305,13 @@ namespace reference {
 
 // The reference engine's complex branch: exact for Gaussian integers within 128 bits, else complex
 // long double with a bound on the modulus of the error.
-inline void permanent_reference_complex(const sparse_matrix& matrix, permanent_result& result, bool brute) {
+inline void permanent_reference_complex(const sparse_matrix& matrix, permanent_result& result, bool brute,
+                                        const progress_counter* progress) {
   const int n = matrix.n();
 #if SPARSEPERM_HAS_INT128
   if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
-    const complex_number<detail::int128> exact =
-        brute ? brute_force_complex<complex_number<detail::int128>>(matrix) : dense_ryser_exact_complex(matrix);
+    const complex_number<detail::int128> exact = brute ? brute_force_complex<complex_number<detail::int128>>(matrix)
+                                                       : dense_ryser_exact_complex(matrix, progress);
     result.value = static_cast<double>(exact.re);
     result.permanent = detail::to_decimal(exact.re);
     result.exact = true;
@@ -326,7 +337,7 @@ inline void permanent_reference_complex(const sparse_matrix& matrix, permanent_r
                                 detail::bound_margin);
   } else {
     const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
-    const long_complex sum = dense_ryser_sum_complex(matrix, grids, magnitude);
+    const long_complex sum = dense_ryser_sum_complex(matrix, grids, magnitude, progress);
     value = sum * static_cast<long double>(factor_of(n));
     set_floating_value(result, static_cast<double>(value.real()));
     set_imaginary_part(result, static_cast<double>(value.imag()));
@@ -350,7 +361,8 @@ namespace detail {
 
 // The reference, as engine `engine`: brute force up to n = 10, dense Ryser up to n = 26; exact for
 // integer matrices whose 128-bit bound holds.
-inline permanent_result run_reference(const sparse_matrix& matrix, std::string_view engine) {
+inline permanent_result run_reference(const sparse_matrix& matrix, std::string_view engine,
+                                      const progress_counter* progress = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
   if (n > reference_ryser_max_n) {
@@ -363,14 +375,14 @@ inline permanent_result run_reference(const sparse_matrix& matrix, std::string_v
   const bool brute = n <= reference_brute_force_max_n;
   result.plan = brute ? "brute force over all permutations" : "dense Nijenhuis-Wilf Ryser";
   if (matrix.is_complex()) {
-    reference::permanent_reference_complex(matrix, result, brute);
+    reference::permanent_reference_complex(matrix, result, brute, progress);
     result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 #if SPARSEPERM_HAS_INT128
   if (detail::fits_int128(matrix, brute || n == 0 ? 0 : n - 1)) {
     const detail::int128 exact =
-        brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix);
+        brute ? reference::brute_force<detail::int128>(matrix) : reference::dense_ryser_exact(matrix, progress);
     result.value = static_cast<double>(exact);
     result.permanent = detail::to_decimal(exact);
     result.exact = true;
@@ -392,7 +404,7 @@ inline permanent_result run_reference(const sparse_matrix& matrix, std::string_v
                       (detail::round_up_to_double(sums) + detail::conversion_error_up(value)) * detail::bound_margin);
     } else {
       const detail::row_grids<long double> grids = detail::row_grids_of<long double>(matrix);
-      const long double sum = reference::dense_ryser_sum(matrix, grids, magnitude);
+      const long double sum = reference::dense_ryser_sum(matrix, grids, magnitude, progress);
       const long double value = reference::factor_of(n) * sum;
       set_floating_value(result, static_cast<double>(value));
       detail::floating_sum_report report;

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU Ryser engines' outer loop (cpu-sparse, cpu-cached): the steps [1, 2^(n−1)) cut into
-// aligned power-of-two chunks (about 64 per thread, at least 4096, at most 2^24 steps each where that
+// aligned power-of-two chunks (about 64 per thread, at least 4096, at most 2^22 steps each where that
 // makes at most 2^18 chunks, and at least 1024 steps each), handed to OpenMP
 // threads dynamically. Each chunk sums into its own accumulator and the partial sums are reduced in
 // chunk order, so the result does not depend on how the chunks were scheduled.
@@ -41,11 +41,11 @@ inline constexpr std::uint64_t fixed_chunks = 4096;
 inline host_chunking plan_host_chunks(int n, int threads, bool fixed = false) {
   const std::uint64_t total = step_count(n);
   // A stop request (core/progress.cuh) waits for the chunks being run: on few threads too, chunks of
-  // at most 2^24 steps (a fraction of a second), unless that makes more than 2^18 of them.
+  // at most 2^22 steps (about 0.2 s at n = 40), unless that makes more than 2^18 of them.
   std::uint64_t wanted_chunks = fixed_chunks;
   if (!fixed) {
     wanted_chunks = std::max({64 * static_cast<std::uint64_t>(threads > 0 ? threads : 1), fixed_chunks,
-                              std::min<std::uint64_t>(total >> 24, std::uint64_t{1} << 18)});
+                              std::min<std::uint64_t>(total >> 22, std::uint64_t{1} << 18)});
   }
   std::uint64_t chunk = bit_floor(std::max<std::uint64_t>(total / wanted_chunks, 1024));
   if (chunk > total) chunk = total;

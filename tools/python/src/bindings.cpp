@@ -97,8 +97,13 @@ auto interruptible(bool long_run, const F& f) {
   using result = decltype(f(std::declval<sparseperm::progress_counter&>()));
   sparseperm::progress_counter progress;
   if (!long_run) {
-    nb::gil_scoped_release release;
-    return f(progress);
+    try {
+      nb::gil_scoped_release release;
+      return f(progress);
+    } catch (...) {
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();  // see below
+      throw;
+    }
   }
   std::optional<result> out;
   std::exception_ptr failure;
@@ -131,6 +136,10 @@ auto interruptible(bool long_run, const F& f) {
     }
   }
   worker.join();
+  // a compile's interrupt_scope (module/process.cuh) takes a Ctrl-C itself, stops the compiler and
+  // raises the signal again once done: Python's handler runs here, so that one KeyboardInterrupt is
+  // raised, not a second one later in the caller's own except clause
+  if (!interrupted && PyErr_CheckSignals() != 0) interrupted = true;
   if (interrupted) throw nb::python_error();
   if (failure) std::rethrow_exception(failure);
   return std::move(*out);
