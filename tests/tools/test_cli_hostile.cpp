@@ -253,11 +253,12 @@ TEST_CASE("a private cache under a permissive umask: the compiler's output is st
   }
 }
 
-TEST_CASE("an interrupt while a module compiles stops it at once, says so and leaves nothing behind") {
-  const fs::path dir = fresh_dir("interrupt");
+// `compute --engine cpu-cached` on mycielski4 in dir, with a compiler that takes 30 s and has a child
+// (as real ones do; its pid lands in dir/child), its stderr into dir/stderr: the tool's pid once the
+// compiler runs.
+pid_t start_slow_compile(const fs::path& dir) {
   const std::string m4 = (dir / "m4.mtx").string();
   write(m4, mycielski4);
-  // a compiler that takes its time (and has a child, as real ones do)
   write(dir / "slow-cxx",
         "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\nsleep 30 &\necho $! > " +
             quote((dir / "child").string()) + "\nwait\n");
@@ -275,6 +276,12 @@ TEST_CASE("an interrupt while a module compiles stops it at once, says so and le
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   REQUIRE(fs::exists(dir / "child"));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return pid;
+}
+
+TEST_CASE("an interrupt while a module compiles stops it at once, says so and leaves nothing behind") {
+  const fs::path dir = fresh_dir("interrupt");
+  const pid_t pid = start_slow_compile(dir);
   const auto sent = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   int status = 0;
@@ -296,6 +303,41 @@ TEST_CASE("an interrupt while a module compiles stops it at once, says so and le
     if (e.path().filename() != "key") left.push_back(e.path().filename().string());
   }
   CHECK(left.empty());
+}
+
+TEST_CASE("a compile whose process is killed outright: the compiler dies too, the next build removes its folder") {
+  const fs::path dir = fresh_dir("killed");
+  const pid_t pid = start_slow_compile(dir);
+  write(dir / "failing-cxx", "#!/bin/sh\nif [ \"$1\" = --version ]; then echo failing 1.0; exit 0; fi\nexit 1\n");
+  fs::permissions(dir / "failing-cxx", fs::perms::owner_all);
+  const std::string cache = "SPARSEPERM_CACHE=" + quote((dir / "cache").string());
+  const auto builds = [&] {
+    int count = 0;
+    for (const auto& e : fs::directory_iterator(dir / "cache"))
+      count += e.path().filename().string().rfind("build-", 0) == 0;
+    return count;
+  };
+  CHECK(builds() == 1);
+  ::kill(pid, SIGKILL);  // no handler, no scope: only the watchdog and the lock speak for it
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int child = 0;
+  std::ifstream(dir / "child") >> child;
+  // the compiler's group (its child too) is killed within a moment, not left to run for 30 s
+  bool gone = false;
+  for (int k = 0; k < 100 && !gone; ++k) {
+    const std::string state = read_file("/proc/" + std::to_string(child) + "/stat");
+    gone = state.empty() || state.find(") Z ") != std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(gone);
+  CHECK(builds() == 1);  // the folder is left, unlocked
+  // the next build (a compiler that fails at once) removes it
+  const auto next = run_raw("SPARSEPERM_CXX=" + quote((dir / "failing-cxx").string()) + " " + cache + " " + cli +
+                            " compute " + quote((dir / "m4.mtx").string()) + " --engine cpu-cached");
+  CHECK(next.code == 2);
+  CHECK(builds() == 0);
 }
 
 TEST_CASE("names and values cannot steer a terminal or forge a line; JSON stays valid UTF-8") {

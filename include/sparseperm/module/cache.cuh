@@ -13,8 +13,10 @@
 //                 ours) is removed and rebuilt.
 //   a build       a fresh root/build-XXXXXX (mkdtemp) holds the sources, the log (created O_EXCL) and
 //                 the compiler's output; sealed, it becomes the entry by one rename. A failed build is
-//                 kept as root/failed-ENGINE-DIGEST for its log; an interrupted one is removed.
+//                 kept as root/failed-ENGINE-DIGEST for its log; an interrupted one is removed, and
+//                 one a killed process left (its lock gone with it) by the next build.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,14 +74,25 @@ inline std::optional<std::string> unseal_module(const std::string& key, const st
   return module;
 }
 
-// A private build directory under the root, removed unless kept.
+// A private build directory under the root, removed unless kept. It is locked (flock on the
+// directory, close-on-exec) while this process lives: the kernel drops the lock when the process
+// dies however it dies, so a later run can tell a live build from one a killed process left.
 class build_directory {
  public:
   explicit build_directory(const fs::path& root) {
-    std::string name = (root / "build-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr)
-      refuse_cache("build directory cannot be created in " + root.string() + ": " + error_text());
-    path_ = name;
+    // another run's remove_stale_builds may take a folder between mkdtemp and flock: then a new one
+    for (int attempt = 0;; ++attempt) {
+      std::string name = (root / "build-XXXXXX").string();
+      if (::mkdtemp(name.data()) == nullptr)
+        refuse_cache("build directory cannot be created in " + root.string() + ": " + error_text());
+      lock_ = file_descriptor(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (lock_ && ::flock(lock_.get(), LOCK_EX | LOCK_NB) == 0) {
+        path_ = name;
+        return;
+      }
+      const std::string why = error_text();
+      if (attempt == 7) refuse_cache("build directory " + name + " cannot be locked: " + why);
+    }
   }
   ~build_directory() {
     if (!kept_) {
@@ -101,6 +114,7 @@ class build_directory {
 
  private:
   fs::path path_;
+  file_descriptor lock_;
   bool kept_ = false;
 };
 
@@ -111,15 +125,15 @@ inline void remove_cache_path(const fs::path& path) {
   fs::remove_all(path, ec);
 }
 
-// Build folders that a killed process left (SIGKILL, a power cut: no scope ran), a day old or more.
+// Build folders that a killed process left (SIGKILL, a power cut: no scope ran): those nobody holds
+// locked (a live build's process holds its lock).
 inline void remove_stale_builds(const fs::path& root) {
   std::error_code ec;
-  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("build-", 0) == 0 && e.is_directory(ec) && !e.is_symlink(ec) && e.last_write_time(ec) < day_ago) {
-      remove_cache_path(e.path());
-    }
+    if (name.rfind("build-", 0) != 0 || !e.is_directory(ec) || e.is_symlink(ec)) continue;
+    const file_descriptor held(::open(e.path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (held && ::flock(held.get(), LOCK_EX | LOCK_NB) == 0) remove_cache_path(e.path());
   }
 }
 

@@ -15,7 +15,8 @@
 //
 // The program gets a process group of its own: a terminal's Ctrl-C reaches this process alone, which
 // then stops the whole compiler (nvcc runs cicc and ptxas, g++ cc1plus) rather than leaving parts of
-// it behind. Arguments are passed as they are, never through a shell, so no quoting can fail.
+// it behind. Arguments are passed as they are, never through a shell, so no quoting can fail. A
+// watchdog (orphan_watch) kills that group if this process is killed outright while it runs.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -166,6 +167,65 @@ inline pid_t spawn_program(const std::vector<std::string>& argv, int output_fd) 
   return pid;
 }
 
+// A watchdog for a program's process group that outlives this process: /bin/sh in a group of its
+// own, reading a pipe whose write end only this process holds. When the program is done, release()
+// tells it so and it exits; when this process dies first (SIGKILL, where no scope runs), the pipe
+// ends without a word and it kills the program's whole group, so no compiler runs on orphaned. The
+// group's number is its argument, never part of the script. Without /bin/sh the program runs unwatched.
+class orphan_watch {
+ public:
+  explicit orphan_watch(pid_t group) {
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) return;
+    const std::string id = std::to_string(group);
+    const char* script = "IFS= read -r said; [ \"$said\" = done ] || kill -s KILL -- \"-$1\" 2>/dev/null; exit 0";
+    const char* args[] = {"/bin/sh", "-c", script, "sparseperm-watch", id.c_str(), nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawn_file_actions_adddup2(&actions, ends[0], 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setpgroup(&attributes, 0);  // a terminal's or a job's signal to ours misses it
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    const int error = posix_spawn(&watchdog_, args[0], &actions, &attributes, const_cast<char* const*>(args), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(ends[0]);
+    if (error != 0) {
+      ::close(ends[1]);
+      watchdog_ = -1;
+      return;
+    }
+    write_end_ = ends[1];
+  }
+  ~orphan_watch() { release(); }
+  orphan_watch(const orphan_watch&) = delete;
+  orphan_watch& operator=(const orphan_watch&) = delete;
+
+  // The program was reaped (or stopped): the watchdog goes without killing anything.
+  void release() {
+    if (write_end_ < 0) return;
+    const char done[] = "done\n";
+    [[maybe_unused]] const ssize_t wrote = ::write(write_end_, done, sizeof done - 1);
+    ::close(write_end_);
+    write_end_ = -1;
+    while (::waitpid(watchdog_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+
+ private:
+  pid_t watchdog_ = -1;
+  int write_end_ = -1;
+};
+
 // Waits for `pid`; stops it and throws interrupted_error when a signal comes first.
 inline int wait_for_program(pid_t pid) {
   for (;;) {
@@ -184,7 +244,9 @@ inline int wait_for_program(pid_t pid) {
 }  // namespace detail
 
 inline int run_program(const std::vector<std::string>& argv, int output_fd) {
-  return detail::wait_for_program(detail::spawn_program(argv, output_fd));
+  const pid_t pid = detail::spawn_program(argv, output_fd);
+  const detail::orphan_watch watch(pid);
+  return detail::wait_for_program(pid);
 }
 
 // What argv prints (stdout and stderr, at most 1 MiB), and its exit code in `status`.
@@ -201,6 +263,7 @@ inline std::string program_output(const std::vector<std::string>& argv, int* sta
     throw;
   }
   ::close(pipe_ends[1]);
+  const detail::orphan_watch watch(pid);
   std::string output;
   char buffer[4096];
   for (;;) {
