@@ -221,7 +221,7 @@ namespace detail {
 struct unit_scaling {
   sparse_matrix matrix;
   std::int64_t shift = 0;
-  long long dropped = 0;    // values below 2^-1022 after scaling, set to 0
+  long long dropped = 0;    // values (or parts) below 2^-1022 after scaling, set to 0
   double perturbation = 0;  // a bound on |perm(scaled) − perm(A)·2^−shift| from those
 };
 
@@ -288,17 +288,19 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
   constexpr double normal = std::numeric_limits<double>::min();  // 2^-1022
   for (const matrix_entry& e : entries) {
     const int shift = row_exponent[e.row] + column_exponent[e.column];
-    // exact while normal: a value (or a nonzero part) pushed into the subnormals would lose bits, so
-    // the value goes (each part below 2^-1022, so below 2^-1021 in all) and the bound counts it
+    // exact while normal: a part pushed into the subnormals (or rounded up to 2^-1022 from below)
+    // would lose bits, so that part goes and the bound counts it; a complex value keeps the other
     matrix_entry to = e;
-    to.value = std::ldexp(e.value, -shift);
-    to.imag = std::ldexp(e.imag, -shift);
-    const auto lost = [&](double part, double to_part) { return part != 0 && std::fabs(to_part) < normal; };
-    if (lost(e.value, to.value) || lost(e.imag, to.imag)) {
-      dropped[e.row] += 2 * normal;
+    const auto scale_part = [&](double part, double& to_part) {
+      to_part = std::ldexp(part, -shift);
+      if (part == 0 || (std::fabs(to_part) >= normal && std::ldexp(to_part, shift) == part)) return;
+      to_part = 0;
+      dropped[e.row] += normal;
       ++s.dropped;
-      continue;
-    }
+    };
+    scale_part(e.value, to.value);
+    scale_part(e.imag, to.imag);
+    if (to.value == 0 && to.imag == 0) continue;
     kept[e.row] += std::fabs(to.value) + std::fabs(to.imag);
     scaled.push_back(to);
   }
@@ -321,7 +323,7 @@ inline void add_dropped_values(permanent_result& r, const unit_scaling& s) {
   }
   set_error_bound(r, (r.error_bound.value_or(0) + s.perturbation) * (1 + 0x1p-50));
   r.plan += "; " + std::to_string(s.dropped) +
-            " value(s) below 2^-1022 of their row's largest dropped in the scaling (the bound counts them)";
+            " value(s) or part(s) below 2^-1022 dropped in the scaling (the bound counts them)";
 }
 
 // A result of the scaled matrix as one of the matrix: times 2^shift, in double where value and

@@ -416,6 +416,21 @@ TEST_CASE("rows spanning more binary orders than double: scaled, the tiny values
     CHECK(bound <= 1e-12L * 1e400L);  // and it says something: 12 digits or more
     CHECK(r.plan.find("dropped in the scaling") != std::string::npos);
   }
+  // complex: only the part that falls below goes, 1e200 + 1e-200i keeps its real part (perm
+  // 1e400 + 1i + 1e-400)
+  const auto part = sp::sparse_matrix::from_entries(
+      2, {{0, 0, 1e200, 1e-200}, {0, 1, 1e-200, 0}, {1, 0, 1e-200, 0}, {1, 1, 1e200, 0}});
+  for (const std::string engine : {"auto", "reference", "dp", "cpu-sparse"}) {
+    CAPTURE(engine);
+    const sp::permanent_result r = sp::compute_permanent(part, named_engine(engine));
+    REQUIRE(r.scale_exponent != 0);
+    const int e = static_cast<int>(r.scale_exponent);
+    const long double bound = std::ldexp(static_cast<long double>(r.scaled_error_bound), e);
+    const auto [truth, magnitude] = wide_brute_force({1e200, 1e-200, 1e-200, 1e200}, 2);
+    CHECK(std::fabs(std::ldexp(static_cast<long double>(r.scaled_value), e) - truth) <= bound + magnitude * 0x1p-58L);
+    CHECK(std::fabs(std::ldexp(static_cast<long double>(r.scaled_imag), e) - 1) <= bound);
+    CHECK(bound <= 1e-12L * truth);
+  }
   // random signed 4 x 4 with magnitudes 10^±250: every engine within its bound of the long double truth
   std::mt19937_64 random(36);
   std::uniform_real_distribution<double> exponent(-250, 250), mantissa(1, 10);
