@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,15 +169,15 @@ inline pid_t spawn_program(const std::vector<std::string>& argv, int output_fd) 
 }
 
 // A watchdog for a program's process group that outlives this process: /bin/sh in a group of its
-// own, reading a pipe whose write end only this process holds. When the program is done, release()
-// tells it so and it exits; when this process dies first (SIGKILL, where no scope runs), the pipe
+// own, reading a socket whose other end only this process holds. When the program is done, release()
+// tells it so and it exits; when this process dies first (SIGKILL, where no scope runs), the socket
 // ends without a word and it kills the program's whole group, so no compiler runs on orphaned. The
 // group's number is its argument, never part of the script. Without /bin/sh the program runs unwatched.
 class orphan_watch {
  public:
   explicit orphan_watch(pid_t group) {
-    int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) return;
+    int ends[2];  // a socket pair, not a pipe: send() without SIGPIPE should the watchdog be gone
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
     const std::string id = std::to_string(group);
     const char* script = "IFS= read -r said; [ \"$said\" = done ] || kill -s KILL -- \"-$1\" 2>/dev/null; exit 0";
     const char* args[] = {"/bin/sh", "-c", script, "sparseperm-watch", id.c_str(), nullptr};
@@ -214,7 +215,7 @@ class orphan_watch {
   void release() {
     if (write_end_ < 0) return;
     const char done[] = "done\n";
-    [[maybe_unused]] const ssize_t wrote = ::write(write_end_, done, sizeof done - 1);
+    [[maybe_unused]] const ssize_t sent = ::send(write_end_, done, sizeof done - 1, MSG_NOSIGNAL);
     ::close(write_end_);
     write_end_ = -1;
     while (::waitpid(watchdog_, nullptr, 0) < 0 && errno == EINTR) {
