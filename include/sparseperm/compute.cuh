@@ -534,6 +534,9 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     if (const auto scaling = detail::scale_to_unit(matrix)) {
       permanent_result result = detail::compute_permanent_as_is(scaling->matrix, options);
       detail::add_dropped_values(result, *scaling);
+      result.nnz = matrix.nnz();                   // the file's, whatever the scaling dropped
+      if (matrix.is_complex() && !result.complex)  // every imaginary part dropped: 0 within the bound
+        set_imaginary_part(result, 0, result.exact ? "0" : "");
       detail::unscale_result(result, scaling->shift);
       return result;
     }
