@@ -69,6 +69,14 @@ inline std::string grid_free_engines(int n) {
   return names;
 }
 
+namespace detail {
+// A complex matrix's result is complex, also where no arithmetic saw an imaginary part: 0 then
+// (exact where the result is).
+inline void keep_complex(permanent_result& result, const sparse_matrix& matrix) {
+  if (matrix.is_complex() && !result.complex) set_imaginary_part(result, 0, result.exact ? "0" : "");
+}
+}  // namespace detail
+
 // `engine` on a matrix with a perfect matching, in the arithmetic options.precision asks for.
 inline permanent_result run_engine(const engine_task& task, const engine_description& engine,
                                    const compute_options& options) {
@@ -94,9 +102,7 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
   } else {
     result = engine.run(task, options);
   }
-  if (task.matrix.is_complex() && !result.complex) {  // decided without arithmetic (an empty line: 0)
-    set_imaginary_part(result, 0, result.exact ? "0" : "");
-  }
+  detail::keep_complex(result, task.matrix);  // decided without arithmetic (an empty line: 0)
   return result;
 }
 
@@ -312,9 +318,11 @@ inline std::optional<unit_scaling> scale_to_unit(const sparse_matrix& a) {
 }
 
 // A result of the scaled matrix, values dropped in the scaling: never exact (an exact 0 of a
-// structure the drops made singular is 0 within the bound), the drops' perturbation in the bound.
-inline void add_dropped_values(permanent_result& r, const unit_scaling& s) {
+// structure the drops made singular is 0 within the bound), the drops' perturbation in the bound,
+// and `matrix`'s shape (its nonzeros; complex where every imaginary part was dropped).
+inline void add_dropped_values(permanent_result& r, const unit_scaling& s, const sparse_matrix& matrix) {
   if (s.dropped == 0) return;
+  r.nnz = matrix.nnz();
   if (r.exact) {
     if (r.value != 0 || r.imag != 0)
       throw engine_error(engine_error::kind::failed, "an exact permanent of a scaled matrix");
@@ -324,6 +332,7 @@ inline void add_dropped_values(permanent_result& r, const unit_scaling& s) {
   set_error_bound(r, (r.error_bound.value_or(0) + s.perturbation) * (1 + 0x1p-50));
   r.plan += "; " + std::to_string(s.dropped) +
             " value(s) or part(s) below 2^-1022 dropped in the scaling (the bound counts them)";
+  keep_complex(r, matrix);
 }
 
 // A result of the scaled matrix as one of the matrix: times 2^shift, in double where value and
@@ -533,10 +542,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
       (!matrix.has_integer_values() || options.precision != precision::automatic || floating_integers)) {
     if (const auto scaling = detail::scale_to_unit(matrix)) {
       permanent_result result = detail::compute_permanent_as_is(scaling->matrix, options);
-      detail::add_dropped_values(result, *scaling);
-      result.nnz = matrix.nnz();                   // the file's, whatever the scaling dropped
-      if (matrix.is_complex() && !result.complex)  // every imaginary part dropped: 0 within the bound
-        set_imaginary_part(result, 0, result.exact ? "0" : "");
+      detail::add_dropped_values(result, *scaling, matrix);
       detail::unscale_result(result, scaling->shift);
       return result;
     }

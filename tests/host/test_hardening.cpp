@@ -472,7 +472,7 @@ TEST_CASE("rows spanning more binary orders than double: scaled, the tiny values
   sp::detail::unit_scaling drops;
   drops.dropped = 2;
   drops.perturbation = 1e-300;
-  sp::detail::add_dropped_values(zero, drops);
+  sp::detail::add_dropped_values(zero, drops, sp::sparse_matrix::from_entries(1, {{0, 0, 1e-300}}));
   CHECK_FALSE(zero.exact);
   CHECK(*zero.error_bound >= 1e-300);
 }

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -74,6 +73,18 @@ inline std::optional<std::string> unseal_module(const std::string& key, const st
   return module;
 }
 
+// The directory at `path` (not a link), locked for this process (flock, close-on-exec: the kernel
+// drops the lock with the process); nothing when it is gone or another process holds it.
+inline file_descriptor locked_directory(const fs::path& path) {
+  file_descriptor held(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (held && ::flock(held.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int why = errno;  // for the caller's message, past the close
+    held = file_descriptor();
+    errno = why;
+  }
+  return held;
+}
+
 // A private build directory under the root, removed unless kept. It is locked (flock on the
 // directory, close-on-exec) while this process lives: the kernel drops the lock when the process
 // dies however it dies, so a later run can tell a live build from one a killed process left.
@@ -85,8 +96,8 @@ class build_directory {
       std::string name = (root / "build-XXXXXX").string();
       if (::mkdtemp(name.data()) == nullptr)
         refuse_cache("build directory cannot be created in " + root.string() + ": " + error_text());
-      lock_ = file_descriptor(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (lock_ && ::flock(lock_.get(), LOCK_EX | LOCK_NB) == 0) {
+      lock_ = locked_directory(name);
+      if (lock_) {
         path_ = name;
         return;
       }
@@ -132,8 +143,7 @@ inline void remove_stale_builds(const fs::path& root) {
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("build-", 0) != 0 || !e.is_directory(ec) || e.is_symlink(ec)) continue;
-    const file_descriptor held(::open(e.path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (held && ::flock(held.get(), LOCK_EX | LOCK_NB) == 0) remove_cache_path(e.path());
+    if (locked_directory(e.path())) remove_cache_path(e.path());
   }
 }
 

@@ -134,8 +134,9 @@ inline void stop_process_group(pid_t pid) {
   ::kill(-pid, SIGKILL);  // whatever of the group outlived its leader
 }
 
-// Starts argv[0] in a process group of its own, stdout and stderr into output_fd.
-inline pid_t spawn_program(const std::vector<std::string>& argv, int output_fd) {
+// Starts argv[0] in a process group of its own, stdout and stderr into output_fd and stdin from
+// input_fd (−1: /dev/null for either).
+inline pid_t spawn_program(const std::vector<std::string>& argv, int output_fd, int input_fd = -1) {
   if (argv.empty()) throw std::invalid_argument("spawn_program: no program");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -144,9 +145,18 @@ inline pid_t spawn_program(const std::vector<std::string>& argv, int output_fd) 
   posix_spawnattr_t attributes;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attributes);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
+  if (input_fd < 0) {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, input_fd, 0);
+  }
+  for (const int to : {1, 2}) {
+    if (output_fd < 0) {
+      posix_spawn_file_actions_addopen(&actions, to, "/dev/null", O_WRONLY, 0);
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, output_fd, to);
+    }
+  }
   sigset_t defaults, none;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
@@ -178,33 +188,15 @@ class orphan_watch {
   explicit orphan_watch(pid_t group) {
     int ends[2];  // a socket pair, not a pipe: send() without SIGPIPE should the watchdog be gone
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
-    const std::string id = std::to_string(group);
     const char* script = "IFS= read -r said; [ \"$said\" = done ] || kill -s KILL -- \"-$1\" 2>/dev/null; exit 0";
-    const char* args[] = {"/bin/sh", "-c", script, "sparseperm-watch", id.c_str(), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-    posix_spawn_file_actions_adddup2(&actions, ends[0], 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    sigset_t defaults, none;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setpgroup(&attributes, 0);  // a terminal's or a job's signal to ours misses it
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    const int error = posix_spawn(&watchdog_, args[0], &actions, &attributes, const_cast<char* const*>(args), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    ::close(ends[0]);
-    if (error != 0) {
+    try {  // in a process group of its own: a terminal's or a job's signal to ours misses it
+      watchdog_ = spawn_program({"/bin/sh", "-c", script, "sparseperm-watch", std::to_string(group)}, -1, ends[0]);
+    } catch (const engine_error&) {
+      ::close(ends[0]);
       ::close(ends[1]);
-      watchdog_ = -1;
       return;
     }
+    ::close(ends[0]);
     write_end_ = ends[1];
   }
   ~orphan_watch() { release(); }
