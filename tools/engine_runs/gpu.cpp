@@ -1,0 +1,9 @@
+// The GPU engines (gpu-sparse, gpu-dp, gpu-glynn) and the kernel module runner: CMakeLists.txt here.
+// Without nvcc: the engines' refusals only.
+#define SPARSEPERM_ENGINE_RUNS_HERE
+#include <sparseperm/engines/gpu_dp.cuh>
+#include <sparseperm/engines/gpu_glynn.cuh>
+#include <sparseperm/engines/gpu_sparse.cuh>
+#if defined(__CUDACC__)
+#  include <sparseperm/module/gpu_runner.cuh>
+#endif
