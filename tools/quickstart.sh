@@ -8,8 +8,10 @@
 #                              test suite
 #
 # The build goes to ./build (or $SPARSEPERM_BUILD_DIR), with Ninja and ccache where they are installed
-# (`test` installs ccache: a later run in the same folder compiles only what changed). Without
-# nvcc the host parts are built alone. `test` ends with the ten slowest build steps and tests.
+# (`test` installs ccache: a later run in the same folder compiles only what changed). `run` builds
+# the GPU engines where nvidia-smi lists a GPU, else the host compiler alone builds the CPU engines
+# (nvcc's pass would double the build for engines that cannot run there); `test` compiles the CUDA
+# code wherever nvcc is. `test` ends with the ten slowest build steps and tests.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,10 +59,15 @@ find_cuda() {
   fi
 }
 
-# configure_and_build [target...]: everything when no target is named. Ninja where the build folder
-# is new (an existing one keeps its generator); ccache where it is installed.
+# A GPU is there when nvidia-smi lists one.
+has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+
+# configure_and_build CUDA [target...]: CUDA (ON or OFF) whether to build the CUDA parts where nvcc
+# is; everything when no target is named. Ninja where the build folder is new (an existing one keeps
+# its generator); ccache where it is installed.
 configure_and_build() {
-  local configure=(-DCMAKE_BUILD_TYPE=Release)
+  local configure=(-DCMAKE_BUILD_TYPE=Release "-DSPARSEPERM_ENABLE_CUDA=$1")
+  shift
   if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then configure+=(-G Ninja); fi
   if command -v ccache >/dev/null 2>&1; then
     configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
@@ -88,7 +95,13 @@ case "$mode" in
   run)
     install_missing
     find_cuda
-    configure_and_build sparseperm_cli sparseperm_gen
+    cuda=OFF
+    if has_gpu; then
+      cuda=ON
+    elif command -v nvcc >/dev/null 2>&1; then
+      echo "quickstart: no GPU found; building the CPU engines only"
+    fi
+    configure_and_build "$cuda" sparseperm_cli sparseperm_gen
     echo
     echo "\$ sparseperm compute examples/data/domino_8x6.mtx"
     "$build/tools/sparseperm" compute "$root/examples/data/domino_8x6.mtx"
@@ -97,7 +110,7 @@ case "$mode" in
     install_missing openmpi-bin libopenmpi-dev python3-pip clang-format ccache
     install_python_packages
     find_cuda
-    configure_and_build
+    configure_and_build ON
     status=0
     ctest --test-dir "$build" --output-on-failure -j "$jobs" | tee "$build/ctest.log" || status=$?
     report_slowest "$build/ctest.log"

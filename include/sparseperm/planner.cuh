@@ -347,7 +347,10 @@ inline std::string plan_engines(const permanent_plan& plan) {
   }
   if (names.empty()) return std::string(structure_engine_name);
   std::string s;
-  for (const auto& name : names) s += (s.empty() ? "" : "+") + std::string(name);
+  for (const auto& name : names) {
+    if (!s.empty()) s += '+';
+    s += name;
+  }
   return s;
 }
 

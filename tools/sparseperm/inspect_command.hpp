@@ -94,7 +94,10 @@ inline register_partition print_orderings(const sparse_matrix& m, const column_m
   std::printf("  columns  %s\n", detail::index_list(ordering.order.columns, n).c_str());
   std::printf("  rows     %s\n", detail::index_list(ordering.order.rows, n).c_str());
   std::string staircase;
-  for (int k = 1; k <= n; ++k) staircase += (k > 1 ? " " : "") + std::to_string(ordering.rows_touched[k]);
+  for (int k = 1; k <= n; ++k) {
+    if (k > 1) staircase += ' ';
+    staircase += std::to_string(ordering.rows_touched[k]);
+  }
   std::printf("  r(m)     %s   (rows touched by the first m columns)\n", staircase.c_str());
   const register_partition partition = partition_rows(ordered, options);
   std::printf(
@@ -128,7 +131,10 @@ inline void print_generated_plans(const sparse_matrix& m, const column_masks& or
                                                : sparseperm::detail::cached_options_for<double>(ordered);
   const cached_layout layout = plan_cached_layout(ordered, cached);
   std::string levels;
-  for (int b = 0; b <= layout.static_bits; ++b) levels += (b > 0 ? " " : "") + std::to_string(layout.level_rows[b]);
+  for (int b = 0; b <= layout.static_bits; ++b) {
+    if (b > 0) levels += ' ';
+    levels += std::to_string(layout.level_rows[b]);
+  }
   std::printf("\ngpu-cached plan (cost model in ryser/ordering.cuh):\n");
   std::printf("  static Gray blocks         b = %d: blocks of %d steps unrolled, one run-time step per block\n",
               layout.static_bits, 1 << layout.static_bits);
@@ -203,8 +209,9 @@ inline std::string block_sizes_text(std::vector<int> sizes) {
   for (std::size_t k = 0; k < sizes.size();) {
     std::size_t same = k;
     while (same < sizes.size() && sizes[same] == sizes[k]) ++same;
-    text += (text.empty() ? "" : " ") + std::to_string(sizes[k]) +
-            (same - k > 1 ? " (x" + std::to_string(same - k) + ")" : "");
+    if (!text.empty()) text += ' ';
+    text += std::to_string(sizes[k]);
+    if (same - k > 1) text += " (x" + std::to_string(same - k) + ")";
     k = same;
   }
   return text;
