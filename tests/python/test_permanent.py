@@ -199,8 +199,11 @@ def test_bad_matrices_raise_value_error(bad, message):
 
 def test_bad_options():
     a = np.ones((3, 3))
-    with pytest.raises(ValueError, match="unknown engine"):
+    with pytest.raises(ValueError, match="unknown engine") as unknown:
         sparseperm.permanent(a, engine="fastest")
+    # the message lists every engine once, auto first
+    listed = str(unknown.value).split("(engines: ")[1].rstrip(")").split(", ")
+    assert listed == ["auto"] + [e.name for e in sparseperm.engines()]
     with pytest.raises(ValueError, match="precision"):
         sparseperm.permanent(a, precision="quad")
     with pytest.raises(ValueError):
@@ -418,3 +421,37 @@ def test_ctrl_c_interrupts_a_long_run(case):
     stopped = float(out.split()[1]) - sent  # CLOCK_MONOTONIC: one clock for both processes
     print(f"{case}: stopped {stopped:.3f} s after Ctrl-C")
     assert stopped < 1.0
+
+
+def test_trusted_digits_is_an_attribute():
+    floating = sparseperm.permanent([[1.5, 2.0], [3.0, 4.0]])
+    assert floating.trusted_digits == floating.record["trusted_digits"]
+    assert 14 <= floating.trusted_digits <= 17
+    assert sparseperm.permanent(np.ones((3, 3))).trusted_digits is None  # exact
+
+
+def test_the_stub_matches_the_package():
+    """__init__.pyi against __init__.py: every function's parameters and return type, and every
+    attribute the stub gives Result is one the class has."""
+    import ast
+
+    folder = os.path.dirname(sparseperm.__file__)
+
+    def functions(path):
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}, tree
+
+    stub, stub_tree = functions(os.path.join(folder, "__init__.pyi"))
+    code, _ = functions(os.path.join(folder, "__init__.py"))
+    assert stub, "the stub declares no function"
+    for name, declared in stub.items():
+        assert name in code, name
+        defined = code[name]
+        assert ast.unparse(declared.args) == ast.unparse(defined.args), name
+        assert ast.unparse(declared.returns) == ast.unparse(defined.returns), name
+    result = next(node for node in stub_tree.body if isinstance(node, ast.ClassDef) and node.name == "Result")
+    fields = [node.target.id for node in result.body if isinstance(node, ast.AnnAssign)]
+    assert "trusted_digits" in fields
+    for field in fields:
+        assert field in sparseperm.Result.__slots__, field

@@ -56,12 +56,13 @@ class Result:
     results; ``None`` when exact). ``engine`` and ``plan`` say what ran, ``seconds`` the wall time
     and ``timings`` its phases (plan, codegen, compile, compute, total). A floating permanent beyond
     double's range has ``value`` inf or 0 and is ``mantissa * 2**exponent`` exactly as computed;
-    ``str()`` writes it in decimal. Every other field of the record (``trusted_digits``,
-    ``registers_per_thread``, ...) is an attribute too, and ``record`` is the whole of it.
+    ``str()`` writes it in decimal. ``trusted_digits`` is the number of significant decimal digits
+    the bound guarantees (``None`` when exact). Every other field of the record
+    (``registers_per_thread``, ...) is an attribute too, and ``record`` is the whole of it.
     """
 
-    __slots__ = ("value", "exact", "error_bound", "engine", "plan", "seconds", "timings", "n", "nnz",
-                 "threads", "mantissa", "exponent", "record", "_parts")
+    __slots__ = ("value", "exact", "error_bound", "trusted_digits", "engine", "plan", "seconds", "timings",
+                 "n", "nnz", "threads", "mantissa", "exponent", "record", "_parts")
 
     def __init__(self, record: dict):
         self.record: dict = record
@@ -80,6 +81,7 @@ class Result:
         self._parts = parts
         self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
         self.error_bound: Optional[float] = record["error_bound"]
+        self.trusted_digits: Optional[int] = record["trusted_digits"]
         self.exponent: int = 0
         self.mantissa: Union[int, float, complex] = self.value
         if scaled is not None:
@@ -218,6 +220,7 @@ class Engine(NamedTuple):
 
 
 MatrixLike = Any  # numpy array, scipy.sparse array or matrix, or nested lists
+Devices = Union[None, int, str, Iterable[int]]  # None, a count, "all", or device numbers
 
 
 def _refuse_inexact(original: np.ndarray, converted: np.ndarray, position=None) -> None:
@@ -343,7 +346,7 @@ def _options(engine, precision, threads, devices, rows, cols, time_limit):
 
 
 def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
-              threads: Optional[int] = None, devices: Union[None, int, str, Iterable[int]] = None,
+              threads: Optional[int] = None, devices: Devices = None,
               rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
               time_limit: Optional[float] = None) -> Result:
     """The permanent of a square matrix.
@@ -367,7 +370,7 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
 
 def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
                precision: Optional[str] = None, threads: Optional[int] = None,
-               devices: Union[None, int, str, Iterable[int]] = None, rows: Optional[Sequence[int]] = None,
+               devices: Devices = None, rows: Optional[Sequence[int]] = None,
                cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> Results:
     """The permanents of many matrices, in parallel over the matrices.
 
@@ -395,7 +398,7 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
     return Results(records)
 
 
-def read_mtx(path: Union[str, os.PathLike]) -> scipy.sparse.csr_array:
+def read_mtx(path: Union[str, os.PathLike[str]]) -> scipy.sparse.csr_array:
     """A Matrix Market file as a scipy.sparse CSR array (float64, or complex128 for complex files).
 
     The reader is the command-line tool's: coordinate or array; real, integer, complex or pattern
@@ -408,8 +411,8 @@ def read_mtx(path: Union[str, os.PathLike]) -> scipy.sparse.csr_array:
 
 
 def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
-            threads: Optional[int] = None, devices: Union[None, int, str, Iterable[int]] = None,
-            rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None) -> dict:
+            threads: Optional[int] = None, devices: Devices = None,
+            rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None) -> dict[str, Any]:
     """The planner's view of A, without computing: a dict with n, nnz, the engine(s) auto would run,
     the plan, and for each block that an engine must compute its size and every engine's estimate
     (``{"seconds": float or None, "note": arithmetic, or why it cannot run}``).
@@ -418,7 +421,7 @@ def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = N
     return _core.inspect(n, r, c, re, im, _options(engine, precision, threads, devices, rows, cols, None))
 
 
-def engines() -> list:
+def engines() -> list[Engine]:
     """Every engine of this build, whether it can run on this machine, and why not."""
     options = _options("auto", None, None, None, None, None, None)
     return [Engine(*e) for e in _core.engines(options)]

@@ -16,6 +16,7 @@ class Result:
     value: Union[int, float, complex]
     exact: bool
     error_bound: Optional[float]
+    trusted_digits: Optional[int]
     engine: str
     plan: str
     seconds: float
@@ -58,7 +59,7 @@ class Results(Sequence[Result]):
 def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",
                precision: Optional[str] = None, threads: Optional[int] = None, devices: Devices = None,
                rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
-               time_limit: Optional[float] = None) -> list[Result]: ...
+               time_limit: Optional[float] = None) -> Results: ...
 def read_mtx(path: Union[str, os.PathLike[str]]) -> scipy.sparse.csr_array: ...
 def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
             threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
