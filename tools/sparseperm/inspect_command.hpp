@@ -191,8 +191,12 @@ inline void print_block(const block_plan& b) {
     std::string notes;
     if (e.arithmetic) notes += arithmetic_words(*e.arithmetic);
     if (e.memory_bytes > 0) notes += std::string(notes.empty() ? "" : ", ") + "memory " + format_bytes(e.memory_bytes);
-    if (e.engine->generated())
-      notes += std::string(notes.empty() ? "" : ", ") + (e.module_cached ? "module in the cache" : "with its compile");
+    if (e.engine->generated()) {
+      if (!notes.empty()) notes += ", ";
+      notes += e.module_cached
+                   ? std::string("module in the cache")
+                   : "with its compile (" + format_seconds(e.compile_seconds.value_or(e.engine->compile_seconds)) + ")";
+    }
     std::string seconds = format_seconds(*e.seconds);
     if (seconds.size() >= 22) seconds = sparseperm::detail::format_duration(*e.seconds);  // "3.94e+05 days": years
     std::printf("    %-12s %-22s%s%s\n", name.c_str(), seconds.c_str(), notes.c_str(),

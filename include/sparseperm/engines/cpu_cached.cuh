@@ -38,11 +38,17 @@ struct cpu_cached : ryser_engine {
   static constexpr std::string_view module_type = "sparseperm::engines::cpu_cached";
   static constexpr std::string_view module_header = "sparseperm/engines/cpu_cached.cuh";
   // The planner's rates: modelled cost units per second and core (n = 30, p = 0.1 / 0.3: 4.8e9 /
-  // 5.0e9, AMD EPYC with AVX-512); generating and compiling a host module (nothing when the cache holds
-  // it: the planner asks, planner.cuh).
+  // 5.0e9, AMD EPYC with AVX-512).
   static constexpr double cost_rate = 4.8e9;
-  static constexpr double compile_seconds = 1.0;
   static constexpr double complex_factor = 3.2;  // complex values (n = 26, p = 0.1 / 0.3: 2.5× / 4.0× real)
+  // Generating and compiling a host module (nothing when the cache holds it: the planner asks,
+  // planner.cuh), on one core of the same machine: the headers, then the unrolled block, whose size
+  // is the modelled cost of a step times its 2^b steps, 4.3× as slow to compile in complex values.
+  // Fitted on n = 20–28, p = 0.3–0.6, b = 6: real 3.8–5.4 s (within 0.5 s), complex 6.5–14.8 s (within
+  // 0.9 s); exact residues compiled 1.4× the real model's time, which it leaves out.
+  static constexpr double compile_seconds = 2.5;  // the headers alone
+  static constexpr double compile_seconds_per_cost = 0.082 / 64;
+  static constexpr double complex_compile_factor = 4.3;
 
   template <CompileTimeMatrix M, class Arith>
   using plan = cpu_cached_plan<M, Arith>;
@@ -72,8 +78,11 @@ struct cpu_cached : ryser_engine {
     const cached_layout layout =
         plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order), cached_options_on_host);
     const int threads = detail::engine_threads(block.options.threads);
+    const bool complex = block.matrix.is_complex();
     e.seconds = std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / (cost_rate * std::max(1, threads)) *
-                (block.matrix.is_complex() ? complex_factor : 1);
+                (complex ? complex_factor : 1);
+    e.compile_seconds = compile_seconds + compile_seconds_per_cost * std::ldexp(layout.cost, layout.static_bits) *
+                                              (complex ? complex_compile_factor : 1);
   }
 };
 
