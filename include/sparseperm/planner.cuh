@@ -166,8 +166,9 @@ inline engine_estimate estimate_engine(const planner_block& block, const engine_
     }
     // a generated engine compiles its module first, unless the cache holds it
     if (e.seconds && engine.generated()) {
+      if (!e.compile_seconds) e.compile_seconds = engine.compile_seconds;
       e.module_cached = look_up_module && module_in_cache(engine, block.matrix, block.options);
-      *e.seconds += e.module_cached ? module_load_seconds : e.compile_seconds.value_or(engine.compile_seconds);
+      *e.seconds += e.module_cached ? module_load_seconds : *e.compile_seconds;
     }
   }
   return e;
@@ -199,7 +200,7 @@ inline std::vector<engine_estimate> estimate_engines(const planner_block& block,
     engine_estimate& e = estimates[k];
     e = estimate_engine(block, *planned[k], false);
     if (!e.seconds) continue;
-    const double run = *e.seconds - e.compile_seconds.value_or(planned[k]->compile_seconds);
+    const double run = *e.seconds - *e.compile_seconds;
     if ((every_module || !best || run + module_load_seconds <= *best) &&
         module_in_cache(*planned[k], block.matrix, block.options)) {
       e.module_cached = true;

@@ -193,9 +193,8 @@ inline void print_block(const block_plan& b) {
     if (e.memory_bytes > 0) notes += std::string(notes.empty() ? "" : ", ") + "memory " + format_bytes(e.memory_bytes);
     if (e.engine->generated()) {
       if (!notes.empty()) notes += ", ";
-      notes += e.module_cached
-                   ? std::string("module in the cache")
-                   : "with its compile (" + format_seconds(e.compile_seconds.value_or(e.engine->compile_seconds)) + ")";
+      notes += e.module_cached ? std::string("module in the cache")
+                               : "with its compile (" + format_seconds(*e.compile_seconds) + ")";
     }
     std::string seconds = format_seconds(*e.seconds);
     if (seconds.size() >= 22) seconds = sparseperm::detail::format_duration(*e.seconds);  // "3.94e+05 days": years

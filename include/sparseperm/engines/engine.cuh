@@ -75,8 +75,8 @@ struct engine_estimate {
   double memory_bytes = 0;        // what it would hold, where that matters
   std::string why;
   bool module_cached = false;  // a generated engine whose module for this block is in the cache: no compile
-  // a generated engine: what generating and compiling its module for this block costs, where its
-  // estimate models that (else the tag's compile_seconds)
+  // a generated engine: what generating and compiling its module for this block costs (its estimate
+  // may model it; the planner fills in the tag's compile_seconds where it does not)
   std::optional<double> compile_seconds;
   std::optional<arithmetic_choice> arithmetic;  // a Ryser engine: what it would run (priced in `seconds`)
   std::string arithmetic_why;                   // and why that exact arithmetic, where it is one
