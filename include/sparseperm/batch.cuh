@@ -3,25 +3,33 @@
 // matrix would cost more than the matrix.
 //
 // A matrix with every entry nonzero has no structure for the planner to find (no blocks, no small
-// frontier), so the Ryser loop is its engine: such a "dense" matrix (n from tiny_matrix_n + 1 to
-// dense_batch_max_n) skips the planner and runs cpu-sparse's loop on one CPU thread, the matrices
-// `options.threads` at a time; or, for floating values on a CUDA build with a device, that same loop
-// on the GPU with one warp per matrix (gpu/dense_batch_kernel.cuh), when gpu_batch_pays says the GPU
-// is the faster (a model fitted on an H100 host, its constants in the cpu-sparse and gpu-sparse tags).
-// Every other matrix goes through compute_permanent on one thread; and when the batch has fewer
-// matrices than threads, each matrix gets them all (one after the other).
+// frontier), so the Ryser loop is its engine. Such a "dense" matrix (n from dense_lanes_min_n to
+// dense_batch_max_n) skips the planner: with floating values it runs in SIMD lanes, four matrices of
+// one size at a time on one CPU thread (ryser/dense_lanes.cuh), or, on a CUDA build with a device,
+// on the GPU with one warp per matrix (gpu/dense_batch_kernel.cuh) when gpu_batch_pays says the GPU
+// is the faster (a model fitted on an H100 host, its constants in the cpu-sparse and gpu-sparse
+// tags); with integer values in an exact arithmetic (automatic precision) it runs cpu-sparse's loop
+// on one thread. Every other matrix goes through compute_permanent on one thread; and when the
+// batch has fewer matrices than threads, each matrix gets them all (one after the other).
 //
-// Either way each result is the one compute_permanent would certify: the same arithmetic choice,
-// row grids and error bound.
+// Either way each result is certified as compute_permanent certifies: the same arithmetic choice
+// (floating values: double on row grids with compensated sums, whatever the floating precision
+// asked for) and a bound by the same analysis (numeric/error_bound.cuh).
 //
 // options.engine is compute's engine_choice: auto (the routes above), engines::cpu_sparse (every
 // dense matrix on the CPU), engines::gpu_sparse (every dense floating one on the GPU), or any other
 // engine for every matrix through compute_permanent.
+//
+// compute_permanents(count, matrix_at, options)          matrix_at(k) gives matrix k
+// compute_permanents(count, matrix_at, options, values)  the same matrices also as dense arrays
+//                                                        (numpy's (count, n, n)): the dense floating
+//                                                        ones go to the lanes without a sparse_matrix
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +43,7 @@
 #include "matrix/exactness.cuh"
 #include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
+#include "ryser/dense_lanes.cuh"
 #if defined(__CUDACC__)
 #  include "gpu/cuda_support.cuh"
 #  include "gpu/dense_batch_kernel.cuh"
@@ -42,12 +51,26 @@
 
 namespace sparseperm {
 
-// The largest dense matrix a batch runs without a plan: 2^29 steps on one thread is seconds.
-inline constexpr int dense_batch_max_n = 30;
+// The dense matrices a batch runs without a plan: from the first size beyond compute_permanent's
+// tiny matrices (whose expansion certifies more digits than any loop) to 2^29 steps on one thread
+// (seconds).
+inline constexpr int dense_batch_min_n = detail::tiny_matrix_n + 1;
+inline constexpr int dense_batch_max_n = detail::dense_lanes_max_n;
 
 // One warp per matrix on the GPU from n = 7 (64 steps: two a lane) to this n (2^18 steps a lane).
-inline constexpr int gpu_batch_min_n = detail::tiny_matrix_n + 1;
+inline constexpr int gpu_batch_min_n = dense_batch_min_n;
 inline constexpr int gpu_batch_max_n = 24;
+
+// count matrices of n × n as row-major arrays, one after the other (numpy's C order of shape
+// (count, n, n)): the real parts, and the imaginary parts or nullptr.
+struct dense_matrices {
+  std::int64_t count = 0;
+  int n = 0;
+  const double* real = nullptr;
+  const double* imag = nullptr;
+  const double* real_of(std::int64_t k) const { return real + static_cast<std::size_t>(k) * n * n; }
+  const double* imag_of(std::int64_t k) const { return imag ? imag + static_cast<std::size_t>(k) * n * n : nullptr; }
+};
 
 namespace detail {
 
@@ -58,7 +81,7 @@ inline constexpr bool compiled_for_gpu = false;
 #endif
 
 // The batch route a matrix takes.
-enum class batch_route { planned, dense_cpu, dense_gpu };
+enum class batch_route { planned, dense_cpu, dense_lanes, dense_gpu };
 
 // Whether the run is in floating arithmetic: non-integer values, or a floating precision asked for.
 inline bool floating_run(const sparse_matrix& a, const compute_options& options) {
@@ -71,7 +94,7 @@ inline bool floating_run(const sparse_matrix& a, const compute_options& options)
 // scaling needed, the arithmetic it would choose holds it).
 inline bool dense_batch_eligible(const sparse_matrix& a, const compute_options& options) {
   const int n = a.n();
-  if (n <= tiny_matrix_n || n > dense_batch_max_n || a.nnz() != static_cast<std::int64_t>(n) * n) return false;
+  if (n < dense_batch_min_n || n > dense_batch_max_n || a.nnz() != static_cast<std::int64_t>(n) * n) return false;
   if (needs_unit_scaling(a)) return false;
   if (floating_run(a, options)) return !row_grid_refusal(a);
   // exact: integer values only, in an arithmetic cpu-sparse has
@@ -82,17 +105,62 @@ inline bool gpu_batch_eligible(const sparse_matrix& a, const compute_options& op
   return a.n() >= gpu_batch_min_n && a.n() <= gpu_batch_max_n && floating_run(a, options);
 }
 
+// What the lanes need to know of a dense matrix before its run: whether it goes there (dense,
+// floating, no unit scaling needed) and whether it is complex.
+struct lanes_check {
+  bool eligible = false;
+  bool complex = false;
+};
+
+// The check from row-major values, without a sparse_matrix: every entry finite and nonzero, values
+// that the run takes as floating, and Π_i Σ_j |a_ij| far enough from double's limits that
+// compute_permanent would not scale the matrix (a row's binary exponent of Σ (|re| + |im|) is
+// within a binary order and a half of log2 of the modulus's sum).
+inline lanes_check check_for_lanes(int n, const double* re, const double* im, const compute_options& options) {
+  lanes_check c;
+  if (n < dense_batch_min_n || n > dense_lanes_max_n || options.precision == precision::exact) return c;
+  bool integers = true;
+  double log2_product = 0;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i) * n + j;
+      const double x = re[at], y = im ? im[at] : 0.0;
+      if (!std::isfinite(x) || !std::isfinite(y) || (x == 0 && y == 0)) return c;
+      c.complex = c.complex || y != 0;
+      integers = integers && std::trunc(x) == x && std::trunc(y) == y && std::fabs(x) <= max_exact_integer &&
+                 std::fabs(y) <= max_exact_integer;
+      sum += std::fabs(x) + std::fabs(y);
+    }
+    int exponent = 0;  // sum in [2^(exponent−1), 2^exponent): log2(sum) within one of exponent
+    std::frexp(sum, &exponent);
+    log2_product += exponent;
+  }
+  if (integers && options.precision == precision::automatic) return c;  // exact by default
+  c.eligible = std::fabs(log2_product) + 1.5 * n <= unscaled_log2_limit - n;
+  return c;
+}
+
+inline lanes_check check_for_lanes(const sparse_matrix& a, const compute_options& options) {
+  if (a.n() < dense_batch_min_n || a.n() > dense_lanes_max_n || a.nnz() != static_cast<std::int64_t>(a.n()) * a.n() ||
+      !floating_run(a, options) || needs_unit_scaling(a))
+    return {};
+  return {true, a.is_complex()};
+}
+
 inline double dense_batch_steps(int n) { return std::ldexp(1.0, n - 1) * (n + 2); }
 
-// Whether the GPU runs the dense matrices of these sizes sooner than `threads` CPU threads would.
+// Whether the GPU runs the dense matrices of these sizes sooner than `threads` CPU threads' lanes
+// would.
 inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int threads) {
   using cpu = engines::cpu_sparse;
   using gpu = engines::gpu_sparse;
   const double factor = complex ? cpu::complex_factor : 1;
+  const double lanes_factor = complex ? cpu::batch_complex_factor : 1;
   std::vector<double> count(gpu_batch_max_n + 1, 0);
   double cpu_seconds = 0, gpu_seconds = gpu::batch_setup_seconds;
   for (int n : sizes) {
-    cpu_seconds += (cpu::batch_matrix_seconds + dense_batch_steps(n) * cpu::batch_step_per_row_seconds * factor) /
+    cpu_seconds += (cpu::batch_matrix_seconds + dense_batch_steps(n) * cpu::batch_step_per_row_seconds * lanes_factor) /
                    std::max(threads, 1);
     gpu_seconds += gpu::batch_prepare_per_entry_seconds * n * n;
     ++count[static_cast<std::size_t>(n)];
@@ -117,10 +185,12 @@ inline permanent_result run_dense_cpu(const sparse_matrix& a, const compute_opti
 template <class MatrixAt>
 class batch_run {
  public:
-  batch_run(std::int64_t count, const MatrixAt& matrix_at, const compute_options& options)
+  batch_run(std::int64_t count, const MatrixAt& matrix_at, const compute_options& options,
+            const dense_matrices* values = nullptr)
       : count_(count),
         matrix_at_(matrix_at),
         options_(options),
+        values_(values),
         threads_(engine_threads(options.threads)),
         progress_(options.progress),
         results_(static_cast<std::size_t>(count)),
@@ -138,6 +208,8 @@ class batch_run {
     route();
     if (failed_) return finish();
     choose_gpu();
+    if (failed_) return finish();
+    run_lanes();
     run_cpu_routes();
     run_gpu_route();
     return finish();
@@ -183,33 +255,54 @@ class batch_run {
     return finish();
   }
 
-  // The matrices and their routes (in parallel: converting and checking costs about what a 10 x 10
-  // matrix's loop does).
+  // Matrix k as a sparse_matrix, made once (the lanes read dense values without it: no
+  // sparse_matrix, not even an empty one, for a matrix that does not need it).
+  const sparse_matrix& matrix(std::int64_t k) {
+    std::unique_ptr<sparse_matrix>& m = matrices_[static_cast<std::size_t>(k)];
+    if (!m) m = std::make_unique<sparse_matrix>(matrix_at_(k));
+    return *m;
+  }
+  template <class Body>
+  void catching(std::int64_t k, const Body& body) {
+    try {
+      body();
+    } catch (...) {
+      failures_[static_cast<std::size_t>(k)] = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
+  // The matrices' routes (in parallel: converting and checking costs about what a 10 x 10 matrix's
+  // loop does). A dense floating matrix given as values goes to the lanes (or the GPU) unconverted.
   void route() {
     matrices_.resize(static_cast<std::size_t>(count_));
     routes_.assign(static_cast<std::size_t>(count_), batch_route::planned);
+    complex_.assign(static_cast<std::size_t>(count_), 0);
+    const bool gpu_asked = is(engines::gpu_sparse{});
     parallel_for<schedule::dynamic_one>(count_, threads_, [&](std::int64_t k) {
       if (failed_.load(std::memory_order_relaxed)) return;
-      try {
+      catching(k, [&] {
         const std::size_t at = static_cast<std::size_t>(k);
-        matrices_[at] = matrix_at_(k);
-        if (!dense_batch_eligible(matrices_[at], options_)) return;
-        // gpu-sparse asked for: the GPU's route or the engine itself, never the CPU's loop
-        const bool gpu = compiled_for_gpu && gpu_batch_eligible(matrices_[at], options_);
-        if (is(engines::gpu_sparse{})) {
-          if (gpu) routes_[at] = batch_route::dense_gpu;
-        } else {
-          routes_[at] = gpu && options_.engine.automatic() ? batch_route::dense_gpu : batch_route::dense_cpu;
+        lanes_check lanes;
+        if (values_) lanes = check_for_lanes(values_->n, values_->real_of(k), values_->imag_of(k), options_);
+        if (!lanes.eligible) lanes = check_for_lanes(matrix(k), options_);
+        complex_[at] = lanes.complex ? 1 : 0;
+        const int n = values_ ? values_->n : matrix(k).n();
+        // gpu-sparse asked for: the GPU's route or the engine itself, never the CPU's loops
+        const bool gpu = compiled_for_gpu && lanes.eligible && n >= gpu_batch_min_n && n <= gpu_batch_max_n;
+        if (lanes.eligible) {
+          routes_[at] = gpu && (gpu_asked || options_.engine.automatic()) ? batch_route::dense_gpu
+                        : gpu_asked                                       ? batch_route::planned
+                                                                          : batch_route::dense_lanes;
+        } else if (!gpu_asked && dense_batch_eligible(matrix(k), options_) && !floating_run(matrix(k), options_)) {
+          routes_[at] = batch_route::dense_cpu;  // integers, exact
         }
-      } catch (...) {
-        failures_[static_cast<std::size_t>(k)] = std::current_exception();
-        failed_.store(true);
-      }
+      });
     });
   }
 
   // The GPU's matrices where a device is there and (auto) the model says the GPU pays; else auto's
-  // go to the CPU's loop and gpu-sparse's to the engine, which says why it cannot run.
+  // go to the lanes and gpu-sparse's to the engine, which says why it cannot run.
   void choose_gpu() {
     for (std::int64_t k = 0; k < count_; ++k)
       if (routes_[static_cast<std::size_t>(k)] == batch_route::dense_gpu) gpu_group_.push_back(k);
@@ -221,27 +314,128 @@ class batch_run {
       std::vector<int> sizes;
       bool complex = false;
       for (std::int64_t k : gpu_group_) {
-        sizes.push_back(matrices_[static_cast<std::size_t>(k)].n());
-        complex = complex || matrices_[static_cast<std::size_t>(k)].is_complex();
+        sizes.push_back(values_ ? values_->n : matrix(k).n());
+        complex = complex || complex_[static_cast<std::size_t>(k)];
       }
       on_gpu = gpu_batch_pays(sizes, complex, threads_);
     }
 #endif
-    if (on_gpu) return;
+    if (on_gpu) {  // the GPU's route reads sparse matrices
+      parallel_for<schedule::dynamic_one>(static_cast<std::int64_t>(gpu_group_.size()), threads_, [&](std::int64_t g) {
+        const std::int64_t k = gpu_group_[static_cast<std::size_t>(g)];
+        catching(k, [&] { matrix(k); });
+      });
+      return;
+    }
     for (std::int64_t k : gpu_group_)
       routes_[static_cast<std::size_t>(k)] =
-          options_.engine.automatic() ? batch_route::dense_cpu : batch_route::planned;
+          options_.engine.automatic() ? batch_route::dense_lanes : batch_route::planned;
     gpu_group_.clear();
+  }
+
+  // The lanes' matrices, grouped by size and by complex or real values, four to a group; a matrix
+  // whose row grids refuse (values spanning more binary orders than a row grid holds) goes to the
+  // planner instead.
+  void run_lanes() {
+    std::vector<std::int64_t> order;
+    for (std::int64_t k = 0; k < count_; ++k)
+      if (routes_[static_cast<std::size_t>(k)] == batch_route::dense_lanes) order.push_back(k);
+    if (order.empty()) return;
+    const auto n_of = [&](std::int64_t k) {
+      return values_ ? values_->n : matrices_[static_cast<std::size_t>(k)]->n();
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      const int na = n_of(a), nb = n_of(b);
+      return na != nb ? na < nb : complex_[static_cast<std::size_t>(a)] < complex_[static_cast<std::size_t>(b)];
+    });
+    std::vector<std::size_t> group_start;  // groups of up to four of one size and kind
+    for (std::size_t at = 0; at < order.size(); ++at) {
+      const bool same =
+          at > 0 && n_of(order[at]) == n_of(order[at - 1]) &&
+          complex_[static_cast<std::size_t>(order[at])] == complex_[static_cast<std::size_t>(order[at - 1])];
+      if (!same || at - group_start.back() == dense_lanes) group_start.push_back(at);
+    }
+    group_start.push_back(order.size());
+    const std::string plan =
+        std::string("dense, no plan: Ryser's loop on ") +
+        (lanes_have_avx2() ? "four matrices at once (AVX2 lanes)" : "four matrices at once (SIMD lanes)") +
+        "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
+    parallel_for<schedule::dynamic_one>(
+        static_cast<std::int64_t>(group_start.size() - 1), threads_, [&](std::int64_t g) {
+          if (failed_.load(std::memory_order_relaxed) || stopped()) return;
+          const std::size_t first = group_start[static_cast<std::size_t>(g)];
+          const int count = static_cast<int>(group_start[static_cast<std::size_t>(g) + 1] - first);
+          run_lane_group(order.data() + first, count, plan);
+        });
+  }
+
+  void run_lane_group(const std::int64_t* ks, int count, const std::string& plan) {
+    const int n = values_ ? values_->n : matrices_[static_cast<std::size_t>(ks[0])]->n();
+    const bool complex = complex_[static_cast<std::size_t>(ks[0])] != 0;
+    // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix
+    const std::size_t square = static_cast<std::size_t>(n) * n;
+    std::vector<double> buffer(dense_lane_group::columns_size(n, complex) + dense_lane_group::x0_size(n, complex) +
+                               (values_ ? 0 : 2 * square * dense_lanes));
+    dense_lane_group group;
+    group.n = n;
+    group.complex = complex;
+    group.columns = buffer.data();
+    group.x0 = group.columns + dense_lane_group::columns_size(n, complex);
+    const double* real[dense_lanes]{};
+    const double* imag[dense_lanes]{};
+    for (int lane = 0; lane < count; ++lane) {
+      const std::int64_t k = ks[lane];
+      if (values_) {
+        real[lane] = values_->real_of(k);
+        imag[lane] = values_->imag_of(k);
+        continue;
+      }
+      double* re = group.x0 + dense_lane_group::x0_size(n, complex) + 2 * square * static_cast<std::size_t>(lane);
+      double* im = re + square;
+      const sparse_matrix& a = *matrices_[static_cast<std::size_t>(k)];
+      for (int j = 0; j < n; ++j) {
+        const auto rows = a.column_rows(j);
+        const auto values = a.column_values(j);
+        const auto imaginary = a.column_imag(j);
+        for (std::size_t e = 0; e < rows.size(); ++e) {
+          re[static_cast<std::size_t>(rows[e]) * n + j] = values[e];
+          im[static_cast<std::size_t>(rows[e]) * n + j] = imaginary.empty() ? 0.0 : imaginary[e];
+        }
+      }
+      real[lane] = re;
+      imag[lane] = im;
+    }
+    bool refused[dense_lanes]{};
+    group.prepare(real, imag, count, refused);
+    const dense_lane_sums sums = group.walk([&] { return !stopped() && !failed_.load(std::memory_order_relaxed); });
+    if (stopped() || failed_.load(std::memory_order_relaxed)) return;  // partial sums: no results
+    for (int lane = 0; lane < count; ++lane) {
+      const std::int64_t k = ks[lane];
+      const std::size_t at = static_cast<std::size_t>(k);
+      if (refused[lane]) {  // the planner's turn (dp or reference), with run_cpu_routes
+        catching(k, [&] { matrix(k); });
+        routes_[at] = batch_route::planned;
+        continue;
+      }
+      guarded(k, [&] {
+        permanent_result& r = results_[at];
+        r.engine = engines::cpu_sparse::name;
+        dense_lane_group::set_result(r, n, complex, sums, lane, group.facts[lane]);
+        r.plan = plan;
+        if (!values_) add_input_rounding(r, *matrices_[at]);
+      });
+    }
   }
 
   // The CPU's matrices, while the GPU's wait for it (the GPU's host work is spread over the threads).
   void run_cpu_routes() {
+    if (failed_ || stopped()) return;
     parallel_for<schedule::dynamic_one>(count_, threads_, [&](std::int64_t k) {
       const std::size_t at = static_cast<std::size_t>(k);
-      if (routes_[at] == batch_route::dense_gpu) return;
+      if (routes_[at] != batch_route::planned && routes_[at] != batch_route::dense_cpu) return;
       guarded(k, [&] {
-        results_[at] = routes_[at] == batch_route::dense_cpu ? run_dense_cpu(matrices_[at], one_)
-                                                             : compute_permanent(matrices_[at], one_);
+        results_[at] =
+            routes_[at] == batch_route::dense_cpu ? run_dense_cpu(matrix(k), one_) : compute_permanent(matrix(k), one_);
       });
     });
   }
@@ -250,7 +444,9 @@ class batch_run {
 #if defined(__CUDACC__)
     if (gpu_group_.empty() || failed_ || stopped()) return;
     try {
-      run_dense_gpu(matrices_, gpu_group_, results_,
+      std::vector<const sparse_matrix*> group;
+      for (std::int64_t k : gpu_group_) group.push_back(matrices_[static_cast<std::size_t>(k)].get());
+      run_dense_gpu(group, gpu_group_, results_,
                     {.device = options_.first_device(),
                      .engine = engines::gpu_sparse::name,
                      .threads = options_.threads,
@@ -258,7 +454,7 @@ class batch_run {
                      .min_n = gpu_batch_min_n,
                      .max_n = gpu_batch_max_n});
       for (std::int64_t k : gpu_group_)
-        add_input_rounding(results_[static_cast<std::size_t>(k)], matrices_[static_cast<std::size_t>(k)]);
+        add_input_rounding(results_[static_cast<std::size_t>(k)], *matrices_[static_cast<std::size_t>(k)]);
       if (progress_) progress_->done.fetch_add(gpu_group_.size(), std::memory_order_relaxed);
     } catch (...) {
       failures_[static_cast<std::size_t>(gpu_group_.front())] = std::current_exception();
@@ -269,6 +465,7 @@ class batch_run {
   const std::int64_t count_;
   const MatrixAt& matrix_at_;
   const compute_options& options_;
+  const dense_matrices* const values_;
   const int threads_;
   progress_counter* const progress_;
   progress_counter inner_;
@@ -276,7 +473,8 @@ class batch_run {
   std::vector<permanent_result> results_;
   std::vector<std::exception_ptr> failures_;
   std::atomic<bool> failed_{false};
-  std::vector<sparse_matrix> matrices_;
+  std::vector<std::unique_ptr<sparse_matrix>> matrices_;  // those made (matrix(k))
+  std::vector<char> complex_;                             // the lanes' and the GPU's: complex values
   std::vector<batch_route> routes_;
   std::vector<std::int64_t> gpu_group_;
 };
@@ -290,6 +488,14 @@ template <class MatrixAt>
 std::vector<permanent_result> compute_permanents(std::int64_t count, const MatrixAt& matrix_at,
                                                  const compute_options& options) {
   return detail::batch_run<MatrixAt>(count, matrix_at, options).run();
+}
+
+// The same for matrices that are also at hand as dense arrays (values.count == count, matrix k of
+// values equal to matrix_at(k)): the dense floating ones go to the lanes without being converted.
+template <class MatrixAt>
+std::vector<permanent_result> compute_permanents(std::int64_t count, const MatrixAt& matrix_at,
+                                                 const compute_options& options, const dense_matrices& values) {
+  return detail::batch_run<MatrixAt>(count, matrix_at, options, &values).run();
 }
 
 }  // namespace sparseperm

@@ -1,5 +1,6 @@
 #pragma once
 // The result record every engine returns.
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -49,11 +50,13 @@ struct permanent_result {
   double scaled_error_bound = 0;
 };
 
-// "%.17g": enough digits to read back the same double.
+// "%.17g": enough digits to read back the same double. std::to_chars writes what printf would,
+// several times faster (a batch formats one value a matrix).
 inline std::string format_double(double value) {
   char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
+  const std::to_chars_result written =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 17);
+  return std::string(buffer, written.ptr);
 }
 
 // m · 2^e as a decimal mantissa of `digits` significant digits ("1.23456789012345") and its power

@@ -23,9 +23,11 @@ struct cpu_sparse : ryser_engine {
   static constexpr bool cpu_threads = true;
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
-  // A batch's dense matrix on one CPU thread (batch.cuh), fitted to an H100 host (16 threads;
-  // tools/benchmarks.md, "Batches"): its conversion and checks, then its steps.
-  static constexpr double batch_matrix_seconds = 4e-5, batch_step_per_row_seconds = 3.2e-9;
+  // A batch's dense floating matrix in the SIMD lanes (batch.cuh, ryser/dense_lanes.cuh), one
+  // thread: its grids and result, then its steps (AMD EPYC with AVX2, n = 8–20; tools/benchmarks.md,
+  // "Batches"), complex values about 5x as dear.
+  static constexpr double batch_matrix_seconds = 1.5e-6, batch_step_per_row_seconds = 1.0e-10;
+  static constexpr double batch_complex_factor = 5;
 
   static permanent_result run(const engine_task& task, const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e) {

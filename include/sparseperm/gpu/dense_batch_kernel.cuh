@@ -136,9 +136,9 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
   });
 }
 
-// The dense floating matrices `group` (indices into `matrices`) on the GPU, one launch per size and
-// kind.
-inline void run_dense_gpu(const std::vector<sparse_matrix>& matrices, const std::vector<std::int64_t>& group,
+// The dense floating matrices `matrices` (results[group[g]] is matrices[g]'s) on the GPU, one
+// launch per size and kind.
+inline void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices, const std::vector<std::int64_t>& group,
                           std::vector<permanent_result>& results, const dense_gpu_batch& batch) {
   const int device = batch.device;
   const std::string_view engine = batch.engine;
@@ -148,11 +148,11 @@ inline void run_dense_gpu(const std::vector<sparse_matrix>& matrices, const std:
     for (const bool complex : {false, true}) {
       std::vector<const sparse_matrix*> these;
       std::vector<permanent_result*> out;
-      for (std::int64_t k : group) {
-        const sparse_matrix& a = matrices[static_cast<std::size_t>(k)];
+      for (std::size_t g = 0; g < group.size(); ++g) {
+        const sparse_matrix& a = *matrices[g];
         if (a.n() != n || a.is_complex() != complex) continue;
         these.push_back(&a);
-        out.push_back(&results[static_cast<std::size_t>(k)]);
+        out.push_back(&results[static_cast<std::size_t>(group[g])]);
       }
       if (these.empty()) continue;
       const std::vector<int> order = these.front()->columns_by_degree();

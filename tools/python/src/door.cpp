@@ -127,7 +127,10 @@ std::vector<permanent_result> compute_dense_batch(int batch, int n, const double
     }
     return with_multiplicities(sparse_matrix::from_entries(n, std::move(entries)), o);
   };
-  return compute_permanents(batch, matrix_at, to_options(o, &progress));
+  const compute_options options = to_options(o, &progress);
+  if (!o.row_multiplicities.empty() || !o.column_multiplicities.empty())  // the arrays are not the matrices
+    return compute_permanents(batch, matrix_at, options);
+  return compute_permanents(batch, matrix_at, options, dense_matrices{batch, n, real, imag});
 }
 
 door_inspection inspect(const door_matrix& matrix, const door_options& o) {

@@ -1,0 +1,390 @@
+#pragma once
+// Dense floating matrices of one size, four at a time: each lane of a SIMD register holds one
+// matrix's row sum x_i (complex values: the real and the imaginary parts in two registers), and the
+// four matrices walk the same Gray code, so every instruction of a step does four matrices' work
+// and no lane ever waits for another. The batches' CPU route (batch.cuh): a sampler's million small
+// amplitudes, where one matrix is too little work to split and a plan per matrix would cost more
+// than the matrix.
+//
+// Arithmetic as cpu-sparse's floating runs: the values on their row grids (every x exact, so the
+// order of the additions does not matter), each product a balanced tree of n − 1 multiplications
+// (the same rounding count as any order), terms summed plainly within runs of 8 steps and each run's
+// sum added with TwoSum (error_bound.cuh's compensated sums with block = 8).
+//
+// The step loop is compiled twice, for AVX2 with FMA where the CPU has them (chosen at run time:
+// the library is compiled for any x86-64) and for the compiler's baseline target, where the
+// four-wide vectors are lowered to what the target has (two SSE2 operations each on x86-64).
+//
+//   dense_lanes_min_n, dense_lanes_max_n   the sizes with a step loop
+//   dense_lane_group                       up to four matrices' row grids, columns and start
+//                                          state from their row-major values (prepare), the walk,
+//                                          and each lane's result (result)
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "../core/result.cuh"
+#include "../detail/bits.cuh"
+#include "../numeric/accumulators.cuh"
+#include "../numeric/error_bound.cuh"
+#include "ryser_result.cuh"
+
+namespace sparseperm::detail {
+
+inline constexpr int dense_lanes = 4;
+inline constexpr int dense_lanes_min_n = 4;  // runs of 8 steps: n − 1 ≥ 3
+inline constexpr int dense_lanes_max_n = 30;
+inline constexpr int dense_lanes_run_bits = 3;  // terms summed plainly between TwoSums: 2^3
+
+// The step loop's pieces are inlined into each compiled copy (host code only, so also under nvcc,
+// whose SPARSEPERM_HOST_INLINE is empty): a piece left out of line keeps the baseline target and
+// runs the AVX2 copy at SSE2's speed.
+#if defined(__GNUC__) || defined(__clang__)
+#  define SPARSEPERM_LANES_INLINE __attribute__((always_inline)) inline
+#else
+#  define SPARSEPERM_LANES_INLINE inline
+#endif
+
+// Four doubles, one a lane; lane_vector_in_memory for loads and stores at any 8-byte alignment (a
+// target without AVX aligns the vector type to 16 bytes only, an AVX one assumes 32).
+typedef double lane_vector __attribute__((vector_size(32)));
+typedef double lane_vector_in_memory __attribute__((vector_size(32), aligned(8)));
+typedef long long lane_bits __attribute__((vector_size(32)));
+
+// (the helpers take and give vectors by reference: a vector by value is what GCC's -Wpsabi notes)
+SPARSEPERM_LANES_INLINE void add_abs(lane_vector& total, const lane_vector& v) {
+  constexpr long long magnitude = 0x7fffffffffffffffLL;
+  total += reinterpret_cast<lane_vector>(reinterpret_cast<const lane_bits&>(v) &
+                                         lane_bits{magnitude, magnitude, magnitude, magnitude});
+}
+
+// What the walk of four matrices leaves: per lane its compensated sums (real and imaginary parts)
+// and Σ|t| (of each part).
+struct dense_lane_sums {
+  double sum[2][dense_lanes]{};
+  double compensation[2][dense_lanes]{};
+  double magnitude[2][dense_lanes]{};
+};
+
+template <bool Complex>
+struct lane_value {
+  lane_vector part[Complex ? 2 : 1];
+};
+
+// Π x[Lo..Hi) as a balanced tree: log2(n) multiplications deep, so consecutive steps' products overlap.
+template <int Lo, int Hi, bool Complex>
+SPARSEPERM_LANES_INLINE void lane_product(const lane_value<Complex>* x, lane_value<Complex>& out) {
+  if constexpr (Hi - Lo == 1) {
+    out = x[Lo];
+  } else {
+    constexpr int middle = (Lo + Hi) / 2;
+    lane_value<Complex> a, b;
+    lane_product<Lo, middle, Complex>(x, a);
+    lane_product<middle, Hi, Complex>(x, b);
+    if constexpr (Complex) {
+      out.part[0] = a.part[0] * b.part[0] - a.part[1] * b.part[1];
+      out.part[1] = a.part[0] * b.part[1] + a.part[1] * b.part[0];
+    } else {
+      out.part[0] = a.part[0] * b.part[0];
+    }
+  }
+}
+
+// The walk of one group: columns[(j·n + i)·parts + p] and x0[i·parts + p] are lane vectors (four
+// matrices' entry (i, j), part p), in memory as dense_lane_group keeps them.
+template <int N, bool Complex>
+struct lane_walk {
+  static constexpr int parts = Complex ? 2 : 1;
+  using value = lane_value<Complex>;
+
+  // x ± column j (Sign ±1 a constant: the compiler emits the addition or the subtraction)
+  template <int Sign>
+  SPARSEPERM_LANES_INLINE static void flip(value* x, const double* columns, int j) {
+    const lane_vector_in_memory* c = reinterpret_cast<const lane_vector_in_memory*>(columns) + j * N * parts;
+    for (int i = 0; i < N; ++i)
+      for (int p = 0; p < parts; ++p)
+        x[i].part[p] = Sign > 0 ? x[i].part[p] + c[i * parts + p] : x[i].part[p] - c[i * parts + p];
+  }
+  SPARSEPERM_LANES_INLINE static void flip(value* x, const double* columns, int j, bool inclusion) {
+    if (inclusion) {
+      flip<1>(x, columns, j);
+    } else {
+      flip<-1>(x, columns, j);
+    }
+  }
+  // the term of the current x into the run's sums, with sign (−1)^g
+  template <bool Odd>
+  SPARSEPERM_LANES_INLINE static void add_term(const value* x, value& run, lane_vector* magnitude) {
+    value t;
+    lane_product<0, N, Complex>(x, t);
+    for (int p = 0; p < parts; ++p) {
+      run.part[p] = Odd ? run.part[p] - t.part[p] : run.part[p] + t.part[p];
+      add_abs(magnitude[p], t.part[p]);
+    }
+  }
+  // steps 1..7 of a run of 8 (g = 8q + s): column ctz(s), inclusion where bit ctz(s) + 1 of g is 0,
+  // which for s = 4 is bit 3 of g, the run's parity
+  SPARSEPERM_LANES_INLINE static void run_steps(value* x, const double* columns, bool odd_run, value& run,
+                                                lane_vector* magnitude) {
+    flip<1>(x, columns, 0);  // s = 1
+    add_term<true>(x, run, magnitude);
+    flip<1>(x, columns, 1);  // s = 2
+    add_term<false>(x, run, magnitude);
+    flip<-1>(x, columns, 0);  // s = 3
+    add_term<true>(x, run, magnitude);
+    flip(x, columns, 2, !odd_run);  // s = 4
+    add_term<false>(x, run, magnitude);
+    flip<1>(x, columns, 0);  // s = 5
+    add_term<true>(x, run, magnitude);
+    flip<-1>(x, columns, 1);  // s = 6
+    add_term<false>(x, run, magnitude);
+    flip<-1>(x, columns, 0);  // s = 7
+    add_term<true>(x, run, magnitude);
+  }
+
+  // Runs [first, end) of the walk (run q: steps 8q .. 8q + 7; run 0 begins with x_0's own term):
+  // x is the state after the runs before first (x_0 for first = 0) and becomes the state after end;
+  // the sums go on from what `sums` holds.
+  SPARSEPERM_LANES_INLINE static void walk(const double* columns, double* x_state, std::uint32_t first,
+                                           std::uint32_t end, dense_lane_sums& sums) {
+    static_assert(N >= dense_lanes_min_n && N <= dense_lanes_max_n, "lane_walk: no step loop for this n");
+    lane_vector_in_memory* state = reinterpret_cast<lane_vector_in_memory*>(x_state);
+    value x[N];
+    for (int i = 0; i < N; ++i)
+      for (int p = 0; p < parts; ++p) x[i].part[p] = state[i * parts + p];
+    lane_vector sum[parts], compensation[parts], magnitude[parts];
+    for (int p = 0; p < parts; ++p) {
+      std::memcpy(&sum[p], sums.sum[p], sizeof sum[p]);
+      std::memcpy(&compensation[p], sums.compensation[p], sizeof compensation[p]);
+      std::memcpy(&magnitude[p], sums.magnitude[p], sizeof magnitude[p]);
+    }
+    for (std::uint32_t q = first; q < end; ++q) {
+      value run{};
+      if (q == 0) {
+        add_term<false>(x, run, magnitude);  // g = 0: x_0 itself
+      } else {                               // g = 8q: column 3 + ctz(q), inclusion where the bit above it is 0
+        const int j = dense_lanes_run_bits + trailing_zeros32(q);
+        flip(x, columns, j, ((q >> (j - dense_lanes_run_bits + 1)) & 1u) == 0);
+        add_term<false>(x, run, magnitude);
+      }
+      run_steps(x, columns, (q & 1u) != 0, run, magnitude);
+      for (int p = 0; p < parts; ++p) {  // TwoSum of the run's sum into the total
+        const lane_vector t = sum[p] + run.part[p];
+        const lane_vector v_part = t - sum[p];
+        compensation[p] += (sum[p] - (t - v_part)) + (run.part[p] - v_part);
+        sum[p] = t;
+      }
+    }
+    for (int i = 0; i < N; ++i)
+      for (int p = 0; p < parts; ++p) state[i * parts + p] = x[i].part[p];
+    for (int p = 0; p < parts; ++p) {
+      std::memcpy(sums.sum[p], &sum[p], sizeof sum[p]);
+      std::memcpy(sums.compensation[p], &compensation[p], sizeof compensation[p]);
+      std::memcpy(sums.magnitude[p], &magnitude[p], sizeof magnitude[p]);
+    }
+  }
+};
+
+using lane_walk_function = void (*)(const double*, double*, std::uint32_t, std::uint32_t, dense_lane_sums&);
+
+template <int N, bool Complex>
+void lane_walk_baseline(const double* columns, double* x, std::uint32_t first, std::uint32_t end,
+                        dense_lane_sums& sums) {
+  lane_walk<N, Complex>::walk(columns, x, first, end, sums);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__)
+#  define SPARSEPERM_LANES_AVX2 1
+template <int N, bool Complex>
+__attribute__((target("avx2,fma"))) void lane_walk_avx2(const double* columns, double* x, std::uint32_t first,
+                                                        std::uint32_t end, dense_lane_sums& sums) {
+  lane_walk<N, Complex>::walk(columns, x, first, end, sums);
+}
+#else
+#  define SPARSEPERM_LANES_AVX2 0
+#endif
+
+template <bool Complex, int... K>
+lane_walk_function lane_walk_for(int n, bool avx2, std::integer_sequence<int, K...>) {
+  lane_walk_function f = nullptr;
+  (void)avx2;
+#if SPARSEPERM_LANES_AVX2
+  if (avx2) {
+    ((n == K + dense_lanes_min_n ? (f = &lane_walk_avx2<K + dense_lanes_min_n, Complex>, 0) : 0), ...);
+    return f;
+  }
+#endif
+  ((n == K + dense_lanes_min_n ? (f = &lane_walk_baseline<K + dense_lanes_min_n, Complex>, 0) : 0), ...);
+  return f;
+}
+
+// Whether the CPU runs the AVX2 step loops (asked once).
+inline bool lanes_have_avx2() {
+#if SPARSEPERM_LANES_AVX2
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+#else
+  return false;
+#endif
+}
+
+// The step loop of n × n matrices (dense_lanes_min_n ≤ n ≤ dense_lanes_max_n).
+template <bool Complex>
+lane_walk_function lane_walk_of(int n) {
+  return lane_walk_for<Complex>(n, lanes_have_avx2(),
+                                std::make_integer_sequence<int, dense_lanes_max_n - dense_lanes_min_n + 1>{});
+}
+
+// Up to four n × n matrices in the lanes: their values rounded to their row grids, as column
+// vectors in Gray order (column j of the matrix is Gray column j, column n − 1 is x_0's), x_0, and
+// what the grids changed. The buffers are the caller's, reused from group to group: no allocation
+// a matrix.
+struct dense_lane_group {
+  int n = 0;
+  bool complex = false;
+  int used = 0;               // lanes holding a matrix; the others repeat lane 0's and are not read
+  double* columns = nullptr;  // n·n·parts lane vectors
+  double* x0 = nullptr;       // n·parts lane vectors: x_0, then the walk's state
+  grid_rounding_facts facts[dense_lanes];
+
+  static std::size_t columns_size(int n, bool complex) {
+    return static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes;
+  }
+  static std::size_t x0_size(int n, bool complex) {
+    return static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes;
+  }
+
+  // Lane l gets the matrix with row-major parts real[l] and imag[l] (nullptr: real values). Every
+  // value must be finite. refused[l]: the lane's row grids cannot certify its matrix
+  // (row_grid_refusal's reasons), which then needs another route. The facts are row_grids_of's
+  // but for the moduli of complex values: square roots rounded up (hypot where the squares would
+  // leave double's normal range).
+  void prepare(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
+    used = count;
+    for (int lane = 0; lane < dense_lanes; ++lane) {
+      const int from = lane < count ? lane : 0;
+      facts[lane] =
+          complex ? prepare_lane<true>(lane, real[from], imag[from]) : prepare_lane<false>(lane, real[from], nullptr);
+      if (lane < count) refused[lane] = !facts[lane].representable || !(facts[lane].change < 1);
+    }
+  }
+
+  template <bool Complex>
+  grid_rounding_facts prepare_lane(int lane, const double* re, const double* im) {
+    constexpr int parts = Complex ? 2 : 1;
+    double modulus[dense_lanes_max_n], column_sums[dense_lanes_max_n];
+    grid_rounding_builder builder;
+    bool representable = true;
+    std::fill(column_sums, column_sums + n, 0.0);
+    const std::size_t column_stride = static_cast<std::size_t>(n) * parts * dense_lanes;
+    for (int i = 0; i < n; ++i) {
+      const double* row_re = re + static_cast<std::size_t>(i) * n;
+      const double* row_im = Complex ? im + static_cast<std::size_t>(i) * n : nullptr;
+      // Σ(|re| + |im|) for the grid, Σ|a| for the bound, in two chains each
+      double l1[2]{}, sum[2]{};
+      bool negative = Complex;
+      for (int j = 0; j < n; ++j) {
+        if constexpr (Complex) {
+          modulus[j] = modulus_of(row_re[j], row_im[j]);
+          l1[j & 1] += std::fabs(row_re[j]) + std::fabs(row_im[j]);
+        } else {
+          modulus[j] = std::fabs(row_re[j]);
+          l1[j & 1] += modulus[j];
+          negative = negative || row_re[j] < 0;
+        }
+        sum[j & 1] += modulus[j];
+        column_sums[j] += modulus[j];
+      }
+      const int e = grid_exponent(l1[0] + l1[1]);
+      representable = representable && e <= max_grid_exponent;
+      // round_to_grid's constant 1.5·2^(e+1), once a row: (v + c) − c is v on the grid
+      const double c =
+          representable ? 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52) : 0.0;
+      // rho: the largest |â − a| / |a| (the differences are exact), in two chains
+      double rho_chains[2]{}, total[2]{}, total_imag[2]{};
+      double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
+      for (int j = 0; j < n; ++j, entry += column_stride) {
+        const double v = (row_re[j] + c) - c;
+        entry[0] = v;
+        total[j & 1] += v;  // exact on the grid, in any order
+        double change;
+        if constexpr (Complex) {
+          const double w = (row_im[j] + c) - c;
+          entry[dense_lanes] = w;
+          total_imag[j & 1] += w;
+          change = modulus_of(v - row_re[j], w - row_im[j]);
+        } else {
+          change = std::fabs(v - row_re[j]);
+        }
+        // the modulus is rounded up by a few ulps: the ratio's margin covers it
+        rho_chains[j & 1] = std::max(rho_chains[j & 1], change / modulus[j]);
+      }
+      // x_0 = a(:, n−1)/2 − Σ_(j < n−1) a(:, j)/2 = a(:, n−1) − Σ_j a(:, j)/2, exact on the grid
+      const double* last = columns + (static_cast<std::size_t>(n - 1) * n + i) * parts * dense_lanes + lane;
+      double* start = x0 + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
+      start[0] = last[0] - (total[0] + total[1]) / 2;
+      if constexpr (Complex) start[dense_lanes] = last[dense_lanes] - (total_imag[0] + total_imag[1]) / 2;
+      const double rho = std::max(rho_chains[0], rho_chains[1]) * (1 + 0x1p-48) * bound_margin;
+      builder.row(rho, Complex ? (sum[0] + sum[1]) * bound_margin : sum[0] + sum[1], negative);
+    }
+    for (int j = 0; j < n; ++j) builder.column(Complex ? column_sums[j] * bound_margin : column_sums[j]);
+    if (!representable) builder.unrepresentable();
+    return builder.facts();
+  }
+
+  // |re + i·im| rounded up by a few ulps: a square root where the squares stay normal (nanoseconds,
+  // where hypot takes tens; n² times a matrix), else hypot.
+  static double modulus_of(double re, double im) {
+    const double larger = std::max(std::fabs(re), std::fabs(im));
+    if (larger > 0x1p-400 && larger < 0x1p400) return std::sqrt(re * re + im * im) * (1 + 0x1p-50);
+    return std::hypot(re, im) * (1 + 0x1p-50);
+  }
+
+  // The walk, x0 becoming the state as it goes, in slices of 2^20 steps (milliseconds) with
+  // go_on() between them: false stops the walk (its sums are then partial).
+  template <class GoOn>
+  dense_lane_sums walk(const GoOn& go_on) const {
+    dense_lane_sums sums;
+    const lane_walk_function f = complex ? lane_walk_of<true>(n) : lane_walk_of<false>(n);
+    const std::uint32_t runs = std::uint32_t{1} << (n - 1 - dense_lanes_run_bits);
+    constexpr std::uint32_t slice = std::uint32_t{1} << (20 - dense_lanes_run_bits);
+    for (std::uint32_t first = 0; first < runs; first += slice) {
+      if (first > 0 && !go_on()) break;
+      f(columns, x0, first, std::min(runs, first + slice), sums);
+    }
+    return sums;
+  }
+
+  // Lane l's permanent, certified as set_ryser_sum certifies cpu-sparse's (engine: the name the
+  // result carries).
+  static void set_result(permanent_result& r, int n, bool complex, const dense_lane_sums& sums, int lane,
+                         const grid_rounding_facts& facts) {
+    r.n = n;
+    r.nnz = static_cast<std::int64_t>(n) * n;
+    r.threads = 1;
+    constexpr std::uint64_t run = std::uint64_t{1} << dense_lanes_run_bits;
+    // Σ|t| is one plain sum of every term: the longest chain (a run's 8 terms go into its partial,
+    // each partial into the total with one TwoSum)
+    const std::uint64_t chain = std::uint64_t{1} << (n - 1);
+    const floating_run_facts run_facts{facts, run};
+    const auto part = [&](int p) {
+      compensated_sum s;
+      s.sum = sums.sum[p][lane];
+      s.compensation = sums.compensation[p][lane];
+      s.magnitude = sums.magnitude[p][lane];
+      return s;
+    };
+    if (complex) {
+      complex_sum<compensated_sum> sum{part(0), part(1)};
+      set_ryser_sum(r, n, sum, chain, run_facts);
+    } else {
+      set_ryser_sum(r, n, part(0), chain, run_facts);
+    }
+  }
+};
+
+}  // namespace sparseperm::detail

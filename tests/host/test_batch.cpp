@@ -1,0 +1,179 @@
+// Batches (batch.cuh): the dense floating matrices' SIMD lanes against compute_permanent one matrix
+// at a time and against exact rational permanents; the same results whether the batch reads dense
+// arrays or sparse matrices; every size of group (1 to 4 matrices) and lane count; mixed batches
+// keep their order; a matrix whose row grids refuse goes to the planner; a bound that says
+// something (a matrix changed by one part in 10^9 falls outside it).
+#include <doctest/doctest.h>
+
+#include <sparseperm/batch.cuh>
+#include <sparseperm/perm.cuh>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+#include "../complex_reference.hpp"
+
+namespace sp = sparseperm;
+
+namespace {
+
+// count dense n × n matrices, row-major, as the lanes read them: reals uniform in (−1, 1], or
+// complex ones with dyadic parts k / 2^20 (exact references: complex_reference.hpp)
+struct dense_batch {
+  int n = 0;
+  std::vector<double> real, imag;
+  std::vector<sp::sparse_matrix> matrices;
+
+  dense_batch(sp::random_stream& s, int count, int n_, bool complex) : n(n_) {
+    for (int k = 0; k < count; ++k) {
+      const sp::sparse_matrix m = complex ? test_support::random_complex(s, n, 1.0, false)
+                                          : test_support::random_matrix(s, n, 1.0, sp::value_kind::uniform, true);
+      if (m.nnz() != static_cast<std::int64_t>(n) * n) {  // a value drawn 0: draw again
+        --k;
+        continue;
+      }
+      add(m);
+    }
+  }
+  void add(const sp::sparse_matrix& m) {
+    const std::size_t start = real.size();
+    real.resize(start + static_cast<std::size_t>(n) * n, 0.0);
+    imag.resize(real.size(), 0.0);
+    for (const sp::matrix_entry& e : m.entries()) {
+      real[start + static_cast<std::size_t>(e.row) * n + e.column] = e.value;
+      imag[start + static_cast<std::size_t>(e.row) * n + e.column] = e.imag;
+    }
+    matrices.push_back(m);
+  }
+  std::int64_t count() const { return static_cast<std::int64_t>(matrices.size()); }
+  sp::dense_matrices values(bool complex) const { return {count(), n, real.data(), complex ? imag.data() : nullptr}; }
+};
+
+sp::compute_options with_threads(int threads) {
+  sp::compute_options o;
+  o.threads = threads;
+  return o;
+}
+
+bool from_lanes(const sp::permanent_result& r) { return r.plan.find("matrices at once") != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("batch lanes: each result within its bound of compute_permanent's and of the exact permanent") {
+  sp::random_stream s(20261127);
+  int exact_checked = 0;
+  for (const bool complex : {false, true}) {
+    for (int n = sp::dense_batch_min_n; n <= 15; ++n) {
+      const int count = 1 + (n * 3) % 9;  // groups of 1 to 4, partial last groups
+      const dense_batch batch(s, count, n, complex);
+      CAPTURE(n);
+      CAPTURE(complex);
+      const auto at = [&](std::int64_t k) { return batch.matrices[static_cast<std::size_t>(k)]; };
+      for (const int threads : {1, 3}) {
+        const auto results = sp::compute_permanents(batch.count(), at, with_threads(threads), batch.values(complex));
+        const auto sparse = sp::compute_permanents(batch.count(), at, with_threads(threads));
+        REQUIRE(results.size() == batch.matrices.size());
+        for (std::size_t k = 0; k < results.size(); ++k) {
+          const sp::permanent_result& r = results[k];
+          CHECK(from_lanes(r) == (count >= threads));  // fewer: each matrix gets every thread
+          CHECK(r.engine == "cpu-sparse");
+          CHECK(r.complex == complex);
+          // dense arrays or sparse matrices: the same lanes, the same bits
+          CHECK(r.value == sparse[k].value);
+          CHECK(r.imag == sparse[k].imag);
+          CHECK(r.error_bound == sparse[k].error_bound);
+          if (threads > 1) continue;
+          const sp::permanent_result one = sp::compute_permanent(batch.matrices[k], with_threads(1));
+          REQUIRE(r.error_bound.has_value());
+          REQUIRE(one.error_bound.has_value());
+          CHECK(std::hypot(r.value - one.value, r.imag - one.imag) <= *r.error_bound + *one.error_bound);
+          CHECK(*r.error_bound <= 1.5 * *one.error_bound);  // as informative as the engine's own
+          if (n > 9) continue;
+          if (complex) {
+            test_complex::check_contains(r, test_complex::exact_scaled_permanent(batch.matrices[k], 0x1p20), n);
+          } else {
+            const test_support::dyadic exact = test_support::exact_permanent(batch.matrices[k]);
+            CHECK(std::fabs(test_support::difference(r.value, exact)) <= *r.error_bound);
+          }
+          ++exact_checked;
+        }
+      }
+    }
+  }
+  CHECK(exact_checked >= 24);
+}
+
+TEST_CASE("batch lanes: a bound that says something") {
+  // positive 10 x 10 matrices: a change of one entry by 1e-9 moves the permanent by about 1e-10 of
+  // it, far beyond a bound below 1e-11 of it
+  sp::random_stream s(7);
+  dense_batch batch(s, 0, 10, false);
+  const sp::sparse_matrix base = test_support::random_matrix(s, 10, 1.0, sp::value_kind::uniform);
+  REQUIRE(base.nnz() == 100);
+  std::vector<sp::matrix_entry> changed = base.entries();
+  changed[0].value *= 1 + 1e-9;
+  batch.add(base);
+  batch.add(sp::sparse_matrix::from_entries(10, changed));
+  const auto at = [&](std::int64_t k) { return batch.matrices[static_cast<std::size_t>(k)]; };
+  const auto r = sp::compute_permanents(2, at, with_threads(1), batch.values(false));
+  REQUIRE(from_lanes(r[0]));
+  const test_support::dyadic truth = test_support::exact_permanent(batch.matrices[0]);
+  CHECK(std::fabs(test_support::difference(r[0].value, truth)) <= *r[0].error_bound);
+  CHECK(*r[0].error_bound < 1e-11 * std::fabs(r[0].value));
+  CHECK(std::fabs(test_support::difference(r[1].value, truth)) > *r[1].error_bound);
+}
+
+TEST_CASE("batch lanes: mixed batches keep their order; refused grids and other matrices take the planner") {
+  sp::random_stream s(11);
+  dense_batch batch(s, 5, 9, false);
+  // a row whose values span 2^80: its grid would round 1e-12 to 0 (row_grid_refusal)
+  std::vector<sp::matrix_entry> wide = batch.matrices[0].entries();
+  for (sp::matrix_entry& e : wide)
+    if (e.row == 0) e.value = e.column == 0 ? 1e12 : 1e-12;
+  batch.add(sp::sparse_matrix::from_entries(9, wide));
+  // integers: exact, cpu-sparse's own loop; a sparse one: the planner
+  std::vector<sp::matrix_entry> integers;
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) integers.push_back({i, j, static_cast<double>(1 + (i + j) % 3)});
+  batch.add(sp::sparse_matrix::from_entries(9, integers));
+  batch.add(test_support::random_matrix(s, 9, 0.3, sp::value_kind::uniform));
+  const auto at = [&](std::int64_t k) { return batch.matrices[static_cast<std::size_t>(k)]; };
+  for (const bool dense_values : {true, false}) {
+    CAPTURE(dense_values);
+    const auto results = dense_values ? sp::compute_permanents(batch.count(), at, with_threads(2), batch.values(false))
+                                      : sp::compute_permanents(batch.count(), at, with_threads(2));
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      CAPTURE(k);
+      const sp::permanent_result one = sp::compute_permanent(batch.matrices[k], with_threads(1));
+      CHECK(from_lanes(results[k]) == (k < 5));
+      CHECK(results[k].exact == one.exact);
+      if (one.exact) {
+        CHECK(results[k].permanent == one.permanent);
+      } else {
+        CHECK(std::fabs(results[k].value - one.value) <= *results[k].error_bound + *one.error_bound);
+      }
+    }
+    CHECK(results[5].engine == sp::compute_permanent(batch.matrices[5], with_threads(1)).engine);
+  }
+}
+
+TEST_CASE("batch lanes: a bad matrix is the batch's error, by index; a stop ends the batch") {
+  sp::random_stream s(13);
+  dense_batch batch(s, 6, 8, true);
+  batch.imag[3 * 64 + 10] = std::nan("");
+  const auto at = [&](std::int64_t k) -> sp::sparse_matrix {
+    if (k == 3) throw std::invalid_argument("entry (1, 2) is not a finite number");
+    return batch.matrices[static_cast<std::size_t>(k)];
+  };
+  CHECK_THROWS_WITH_AS(sp::compute_permanents(batch.count(), at, with_threads(2), batch.values(true)),
+                       "matrix 3: entry (1, 2) is not a finite number", sp::batch_error);
+  sp::progress_counter progress;
+  progress.stop.store(true);
+  sp::compute_options stopped = with_threads(2);
+  stopped.progress = &progress;
+  CHECK_THROWS(sp::compute_permanents(2, at, stopped, sp::dense_matrices{2, 8, batch.real.data(), batch.imag.data()}));
+}
