@@ -2,15 +2,17 @@
 """Benchmarks of the Python package, printed as markdown tables (medians):
 
   call overhead   one small matrix a call, end to end from Python (4 x 4: real, integer, complex)
-  batch           many random n x n complex matrices: permanents() against one call each
+  batch           many random n x n real and complex matrices: permanents() against each peer's
+                  loop (thewalrus's numba kernel in a prange loop, Piquasso, qc-permanent), one
+                  thread and every thread
   gpu batch       where there is a GPU: permanents() on the CPU's threads (engine="cpu-sparse")
                   against a warp of the GPU per matrix (engine="gpu-sparse") and what "auto" chose,
                   n = 7 to 24: from which size the GPU pays
   dense           dense random real and complex matrices against thewalrus and Piquasso where
                   they are installed (same matrices, each library's own default)
 
-python3 tools/bench_python.py [--sizes 20,22,24,26,28] [--batch 100000] [--repeats 3]
-                              [--gpu-sizes 7,8,10,12,14,16,18,20,22,24]
+python3 tools/bench_python.py [--sizes 20,22,24,26,28] [--batch-sizes 8,10,12,16,20] [--repeats 3]
+                              [--batch 100000] [--gpu-sizes 7,8,10,12,14,16,18,20,22,24]
 """
 import argparse
 import os
@@ -46,28 +48,75 @@ def call_overhead(repeats):
         print(f"| {name} | {statistics.median(per_call) * 1e6:.1f} | {sparseperm.permanent(a).engine} |")
 
 
-def batch(count, n, repeats, has_gpu):
-    rng = np.random.default_rng(2)
-    a = (rng.standard_normal((count, n, n)) + 1j * rng.standard_normal((count, n, n))) / np.sqrt(2 * n)
-    engine = sparseperm.permanents(a)[0].engine  # and a warm-up (a GPU's context)
-    together = median_seconds(lambda: sparseperm.permanents(a), repeats)
-    few = min(count, 2000)
-    alone = median_seconds(lambda: [sparseperm.permanent(m) for m in a[:few]], repeats) * count / few
-    print(f"| {count} × {n} x {n} complex | seconds | µs a matrix |")
-    print("|---|---:|---:|")
-    print(f"| permanents(batch) ({engine}) | {together:.3f} | "
-          f"{together / count * 1e6:.1f} |")
-    if has_gpu:
-        cpu = median_seconds(lambda: sparseperm.permanents(a, engine="cpu-sparse"), repeats)
-        print(f"| permanents(batch, engine='cpu-sparse') | {cpu:.3f} | {cpu / count * 1e6:.1f} |")
-    print(f"| permanent() each (timed on {few}) | {alone:.3f} | {alone / count * 1e6:.1f} |")
+def batch_rivals(threads):
+    """Each peer's fastest way to many small permanents, as a user would write it: thewalrus's numba
+    kernel (perm_bbfg, its default) in a numba prange loop, Piquasso's and qc-permanent's C++ calls
+    in a Python loop (one core: they have no batch call)."""
+    rivals = {}
     try:
-        import thewalrus
-        thewalrus.perm(a[0])
-        walrus = median_seconds(lambda: [thewalrus.perm(m) for m in a[:few]], repeats) * count / few
-        print(f"| thewalrus.perm each (timed on {few}) | {walrus:.3f} | {walrus / count * 1e6:.1f} |")
+        import numba
+        from thewalrus._permanent import perm_bbfg
+
+        @numba.njit(parallel=True)
+        def walrus_loop(a, out):
+            for k in numba.prange(a.shape[0]):
+                out[k] = perm_bbfg(a[k])
+            return out
+
+        numba.set_num_threads(threads)
+        rivals["thewalrus (numba prange)"] = lambda a: walrus_loop(a, np.zeros(len(a), dtype=a.dtype))
     except ImportError:
         pass
+    if threads == 1:
+        try:
+            from piquasso._math.permanent import permanent as piquasso_permanent
+
+            def piquasso(a):
+                ones = np.ones(a.shape[1], dtype=np.int32)
+                return [piquasso_permanent(np.asarray(m, dtype=np.complex128), ones, ones) for m in a]
+
+            rivals["Piquasso"] = piquasso
+        except Exception:
+            pass
+        try:
+            import permanent as qc_permanent  # qc-permanent
+
+            rivals["qc-permanent"] = lambda a: [qc_permanent.opt(m) for m in a]
+        except ImportError:
+            pass
+    return rivals
+
+
+def batch(sizes, threads_list, repeats):
+    """permanents() against each peer's loop, µs a matrix (median), the same random matrices; the
+    results are checked against the first peer's."""
+    for threads in threads_list:
+        rivals = batch_rivals(threads)
+        names = list(rivals)
+        print(f"{threads} thread(s): µs a matrix (median of {repeats})\n")
+        last = " best peer / sparseperm |" if names else ""
+        print("| n | values | matrices | sparseperm |" + "".join(f" {r} |" for r in names) + last)
+        print("|---:|---|---:|---:|" + "---:|" * len(names) + ("---:|" if names else ""))
+        rng = np.random.default_rng(2)
+        for n in sizes:
+            count = max(16, min(20000, (10 << 20) >> n))
+            for kind in ("complex", "real"):
+                a = rng.standard_normal((count, n, n)) / np.sqrt(n)
+                if kind == "complex":
+                    a = (a + 1j * rng.standard_normal((count, n, n)) / np.sqrt(n)) / np.sqrt(2)
+                ours = median_seconds(lambda: sparseperm.permanents(a, threads=threads), repeats) / count
+                row = f"| {n} | {kind} | {count} | {ours * 1e6:.2f} |"
+                best = float("inf")
+                values = sparseperm.permanents(a[:16], threads=threads)
+                for name in names:
+                    few = a if "numba" in name else a[: max(16, count // 8)]
+                    check = rivals[name](a[:16])
+                    assert np.allclose(values.values, np.asarray(check), rtol=1e-8, atol=1e-12), name
+                    t = median_seconds(lambda: rivals[name](few), repeats) / len(few)
+                    best = min(best, t)
+                    row += f" {t * 1e6:.2f} |"
+                print(row + (f" {best / ours:.1f} |" if names else ""), flush=True)
+        print()
 
 
 def gpu_batch(sizes, count, repeats):
@@ -126,7 +175,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", default="20,22,24,26,28")
     p.add_argument("--batch", type=int, default=100000)
-    p.add_argument("--batch-n", type=int, default=10)
+    p.add_argument("--batch-sizes", default="8,10,12,16,20")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--gpu-sizes", default="7,8,10,12,14,16,18,20,22,24")
     p.add_argument("--only", choices=["overhead", "batch", "gpu", "dense"], help="one section")
@@ -135,7 +184,8 @@ def main():
     has_gpu = any(e.name == "gpu-sparse" and e.available for e in sparseperm.engines())
     sections = {
         "overhead": lambda: call_overhead(args.repeats),
-        "batch": lambda: batch(args.batch, args.batch_n, args.repeats, has_gpu),
+        "batch": lambda: batch([int(s) for s in args.batch_sizes.split(",") if s],
+                               sorted({1, os.cpu_count() or 1}), args.repeats),
         "gpu": lambda: gpu_batch([int(s) for s in args.gpu_sizes.split(",") if s], args.batch, args.repeats)
         if has_gpu else print("(no CUDA device: no GPU batch)"),
         "dense": lambda: dense([int(s) for s in args.sizes.split(",") if s], args.repeats),
