@@ -321,6 +321,58 @@ def test_results_arrays_and_indexing():
     assert len(sparseperm.permanents(np.zeros((0, 3, 3)))) == 0
 
 
+def haar_unitary(rng, m):
+    q, r = np.linalg.qr(rng.normal(size=(m, m)) + 1j * rng.normal(size=(m, m)))
+    return q * (np.diag(r) / np.abs(np.diag(r)))
+
+
+def occupations(m, n):
+    """Every way of putting n photons in m modes."""
+    if m == 1:
+        yield (n,)
+        return
+    for k in range(n, -1, -1):
+        for rest in occupations(m - 1, n - k):
+            yield (k,) + rest
+
+
+def test_probabilities_of_boson_sampling():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(21)
+    U = haar_unitary(rng, 6)
+    for photons in ([1, 1, 1, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 1, 0, 1, 1]):
+        n = sum(photons)
+        outputs = list(occupations(6, n))
+        p = sparseperm.probabilities(U, photons, outputs)
+        assert p.values.shape == p.error_bounds.shape == (len(outputs),)
+        # U is unitary: the probabilities of every output pattern add up to 1 (U's own rounding aside)
+        assert abs(p.values.sum() - 1) <= 1e-12 + p.error_bounds.sum()
+        rows = np.repeat(np.arange(6), photons)
+        denominator = math.prod(math.factorial(k) for k in photons)
+        for t, value, bound in list(zip(outputs, p.values, p.error_bounds))[::7]:
+            sub = U[np.ix_(rows, np.repeat(np.arange(6), t))]
+            re, im = exact_permanent(sub)
+            exact = (re * re + im * im) / (denominator * math.prod(math.factorial(k) for k in t))
+            assert abs(Fraction(float(value)) - exact) <= Fraction(float(bound)), (t, value, bound)
+            assert bound <= 1e-12 * max(value, 1e-3)  # and it says something
+    # eight photons in 16 modes: the batch's lanes, against one permanent() a pattern
+    V = haar_unitary(rng, 16)
+    photons = [1, 0] * 8
+    outputs = [rng.permutation([1] * 6 + [2] + [0] * 9) for _ in range(9)]
+    p = sparseperm.probabilities(V, photons, outputs)
+    for t, value, bound in zip(outputs, p.values, p.error_bounds):
+        sub = V[np.ix_(np.repeat(np.arange(16), photons), np.repeat(np.arange(16), t))]
+        single = sparseperm.permanent(sub)
+        expected = abs(complex(single.value)) ** 2 / 2
+        assert abs(value - expected) <= bound + (2 * abs(complex(single.value)) * single.error_bound) / 2 * 1.01
+    with pytest.raises(ValueError, match="holds 2 photons"):
+        sparseperm.probabilities(U, [1, 1, 1, 0, 0, 0], [[1, 1, 0, 0, 0, 0]])
+    with pytest.raises(ValueError, match="input"):
+        sparseperm.probabilities(U, [1, -1, 1, 0, 0, 0], [])
+    assert len(sparseperm.probabilities(U, [1, 0, 0, 0, 0, 0], []).values) == 0
+
+
 @pytest.mark.skipif(not HAS_GPU, reason="no CUDA device")
 def test_gpu_batch_against_the_cpu():
     rng = np.random.default_rng(13)

@@ -60,6 +60,13 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
                precision: Optional[str] = None, threads: Optional[int] = None, devices: Devices = None,
                rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
                time_limit: Optional[float] = None) -> Results: ...
+class Probabilities(NamedTuple):
+    values: np.ndarray
+    error_bounds: np.ndarray
+
+def probabilities(U: MatrixLike, input: Sequence[int], outputs: Iterable[Sequence[int]], *,
+                  engine: str = "auto", precision: Optional[str] = None, threads: Optional[int] = None,
+                  devices: Devices = None, time_limit: Optional[float] = None) -> Probabilities: ...
 def read_mtx(path: Union[str, os.PathLike[str]]) -> scipy.sparse.csr_array: ...
 def inspect(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
             threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
