@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "core/result.cuh"
 #include "detail/sha256.cuh"
 #include "engines/catalog.cuh"
+#include "engines/cpu_sparse.cuh"
 #include "matrix/exactness.cuh"
 #include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
@@ -457,6 +459,45 @@ inline std::optional<permanent_result> run_tiny(const sparse_matrix& matrix, con
   return run_engine({matrix, nullptr}, description_of<engines::reference>, options);
 }
 
+// `auto` on a dense matrix (every entry nonzero) of n <= 12 without two equal rows or columns: no
+// structure for a plan to find (equal lines would go to glynn over their multiplicities), and
+// cpu-sparse's loop on one thread takes microseconds (2^11 steps at most), where planning takes tens
+// and a second thread's start as much again. The same conditions as run_tiny.
+inline constexpr int small_dense_max_n = 12;
+
+// Whether two rows (or, through the columns' spans, two columns) of a dense matrix are equal.
+inline bool has_equal_lines(const sparse_matrix& dense) {
+  const int n = dense.n();
+  const auto equal = [](std::span<const double> a, std::span<const double> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  };
+  for (int i = 0; i < n; ++i) {
+    for (int k = i + 1; k < n; ++k) {
+      if (equal(dense.row_values(i), dense.row_values(k)) && equal(dense.row_imag(i), dense.row_imag(k))) return true;
+      if (equal(dense.column_values(i), dense.column_values(k)) && equal(dense.column_imag(i), dense.column_imag(k)))
+        return true;
+    }
+  }
+  return false;
+}
+
+inline std::optional<permanent_result> run_small_dense(const sparse_matrix& matrix, const compute_options& options) {
+  const int n = matrix.n();
+  if (n <= tiny_matrix_n || n > small_dense_max_n || matrix.nnz() != static_cast<std::int64_t>(n) * n ||
+      options.precision != precision::automatic || !options.checkpoint.empty() || options.processes != nullptr) {
+    return std::nullopt;
+  }
+  if (matrix.has_integer_values() && exact_refusal(matrix, "cpu-sparse", exact_reach::within_128_bits)) {
+    return std::nullopt;
+  }
+  if (!matrix.has_integer_values() && row_grid_refusal(matrix)) return std::nullopt;
+  if (has_equal_lines(matrix)) return std::nullopt;
+  memory_limit_setting();  // a setting that is not a size is refused here too
+  permanent_result r = permanent_cpu_sparse(matrix, {.threads = 1, .progress = options.progress});
+  r.plan = "dense, no plan: " + r.plan;
+  return r;
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -474,7 +515,9 @@ inline permanent_result compute_permanent_as_is(const sparse_matrix& matrix, con
         throw engine_error(engine_error::kind::refused, *why);
       }
     }
-    if (std::optional<permanent_result> tiny = detail::run_tiny(matrix, options)) {
+    std::optional<permanent_result> tiny = detail::run_tiny(matrix, options);
+    if (!tiny) tiny = detail::run_small_dense(matrix, options);
+    if (tiny) {
       result = std::move(*tiny);
       add_input_rounding(result, matrix);
       result.seconds.total = std::chrono::duration<double>(clock::now() - start).count();

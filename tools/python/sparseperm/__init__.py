@@ -48,6 +48,9 @@ _INCLUDE_DIR = _HEADERS if os.path.isdir(os.path.join(_HEADERS, "sparseperm")) e
 # Integers beyond 2^53 are not all doubles: such a matrix could not be computed as given.
 _MAX_EXACT_INTEGER = 2**53
 
+# The arrays the library reads as they are (permanent's fast path).
+_DOUBLES = (np.dtype(np.float64), np.dtype(np.complex128))
+
 
 class Result:
     """A permanent and how it was computed: the record the command-line tool prints with ``--json``.
@@ -329,8 +332,15 @@ def _multiplicities(counts, what: str) -> list:
     return out
 
 
+_DEFAULT_OPTIONS = []  # the defaults' _Options, made once: a small call's share of the time
+
+
 def _options(engine, precision, threads, devices, rows, cols, time_limit):
     """The settings as the command-line tool's text (the library reads both alike)."""
+    defaults = (engine == "auto" and precision is None and threads is None and devices is None and rows is None
+                and cols is None and time_limit is None)
+    if defaults and _DEFAULT_OPTIONS:
+        return _DEFAULT_OPTIONS[0]
     if threads is None:
         threads = ""
     elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
@@ -341,10 +351,13 @@ def _options(engine, precision, threads, devices, rows, cols, time_limit):
         raise ValueError(f"time_limit: seconds above 0 (math.inf: none), not {time_limit!r}")
     else:
         limit = "none" if math.isinf(time_limit) else f"{float(time_limit)!r}s"
-    return _core._Options(engine=str(engine), precision=precision or "", threads=str(threads),
-                          devices=_devices(devices), time_limit=limit,
-                          rows=_multiplicities(rows, "rows"), cols=_multiplicities(cols, "cols"),
-                          include_dir=_INCLUDE_DIR)
+    options = _core._Options(engine=str(engine), precision=precision or "", threads=str(threads),
+                             devices=_devices(devices), time_limit=limit,
+                             rows=_multiplicities(rows, "rows"), cols=_multiplicities(cols, "cols"),
+                             include_dir=_INCLUDE_DIR)
+    if defaults:
+        _DEFAULT_OPTIONS.append(options)
+    return options
 
 
 def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
@@ -365,9 +378,16 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     Raises ValueError for a bad matrix or option, EngineUnavailableError for an engine that cannot
     run here, OverflowError where double precision overflows, KeyboardInterrupt on Ctrl-C.
     """
+    options = _options(engine, precision, threads, devices, rows, cols, time_limit)
+    if type(A) is np.ndarray and A.ndim == 2 and (A.dtype in _DOUBLES or A.dtype.kind in "iub"):
+        # no coordinates: the library reads the array itself
+        values = A if A.dtype in _DOUBLES else _as_dense_values(A)
+        if values.dtype == np.float64:
+            return Result(_core.compute_dense(np.ascontiguousarray(values), None, options))
+        return Result(_core.compute_dense(np.ascontiguousarray(values.real), np.ascontiguousarray(values.imag),
+                                          options))
     n, r, c, re, im = _coordinates(A)
-    return Result(_core.compute(n, r, c, re, im, _options(engine, precision, threads, devices, rows, cols,
-                                                          time_limit)))
+    return Result(_core.compute(n, r, c, re, im, options))
 
 
 def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = "auto",

@@ -32,6 +32,7 @@ namespace {
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using value_array = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using dense_batch = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+using dense_square = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
 PyObject* sparseperm_error = nullptr;   // SparsepermError(RuntimeError): a run that failed
 PyObject* unavailable_error = nullptr;  // EngineUnavailableError(SparsepermError): not on this machine
@@ -214,6 +215,21 @@ void define_computing(nb::module_& m) {
                                      [&](sparseperm::progress_counter& p) { return compute(matrix, options, p); }));
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+  m.def(
+      "compute_dense",
+      [](const dense_square& real, const std::optional<dense_square>& imag, const door_options& options) {
+        const int n = static_cast<int>(real.shape(0));
+        if (real.shape(1) != real.shape(0))
+          throw std::invalid_argument("the matrix is " + std::to_string(real.shape(0)) + " x " +
+                                      std::to_string(real.shape(1)) + ": not square");
+        if (imag && (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1)))
+          throw std::invalid_argument("the imaginary parts' shape differs");
+        const double* im = imag ? imag->data() : nullptr;
+        return to_dict(interruptible(
+            n >= long_run_size || !options.row_multiplicities.empty(),
+            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), im, options, p); }));
+      },
+      nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
 }
 
 void define_batches(nb::module_& m) {

@@ -109,24 +109,38 @@ std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matr
       [&](std::int64_t k) { return to_sparse(matrices[static_cast<std::size_t>(k)], o); }, to_options(o, &progress));
 }
 
+namespace {
+
+// Dense matrix k of B, row-major one after the other, as the library's sparse_matrix (zeros left out,
+// a value that is not finite refused), with the options' multiplicities.
+sparse_matrix dense_matrix(int n, const double* real, const double* imag, std::int64_t k, const door_options& o) {
+  const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  std::vector<matrix_entry> entries;
+  entries.reserve(size);
+  const double* re = real + static_cast<std::size_t>(k) * size;
+  const double* im = imag ? imag + static_cast<std::size_t>(k) * size : nullptr;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
+      const double x = re[at], y = im ? im[at] : 0.0;
+      if (x != 0 || y != 0 || !std::isfinite(x) || !std::isfinite(y)) entries.push_back(checked_entry(n, i, j, x, y));
+    }
+  }
+  return with_multiplicities(sparse_matrix::from_entries(n, std::move(entries)), o);
+}
+
+}  // namespace
+
+permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& o,
+                               progress_counter& progress) {
+  check_size(n);
+  return compute_permanent(dense_matrix(n, real, imag, 0, o), to_options(o, &progress));
+}
+
 std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
                                                   const door_options& o, progress_counter& progress) {
   check_size(n);
-  const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  const auto matrix_at = [&](std::int64_t k) {
-    std::vector<matrix_entry> entries;
-    entries.reserve(size);
-    const double* re = real + static_cast<std::size_t>(k) * size;
-    const double* im = imag ? imag + static_cast<std::size_t>(k) * size : nullptr;
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
-        const std::size_t at = static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
-        const double x = re[at], y = im ? im[at] : 0.0;
-        if (x != 0 || y != 0 || !std::isfinite(x) || !std::isfinite(y)) entries.push_back(checked_entry(n, i, j, x, y));
-      }
-    }
-    return with_multiplicities(sparse_matrix::from_entries(n, std::move(entries)), o);
-  };
+  const auto matrix_at = [&](std::int64_t k) { return dense_matrix(n, real, imag, k, o); };
   const compute_options options = to_options(o, &progress);
   if (!o.row_multiplicities.empty() || !o.column_multiplicities.empty())  // the arrays are not the matrices
     return compute_permanents(batch, matrix_at, options);
