@@ -41,7 +41,6 @@
 #include "engines/cpu_sparse.cuh"
 #include "engines/gpu_sparse.cuh"
 #include "matrix/exactness.cuh"
-#include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
 #include "ryser/dense_lanes.cuh"
 #if defined(__CUDACC__)
@@ -90,19 +89,14 @@ inline bool floating_run(const sparse_matrix& a, const compute_options& options)
           options.precision == precision::compensated);
 }
 
-// A dense matrix cpu-sparse's loop certifies without a plan, as compute_permanent would (no unit
-// scaling needed, the arithmetic it would choose holds it).
-inline bool dense_batch_eligible(const sparse_matrix& a, const compute_options& options) {
+// A dense integer matrix cpu-sparse's loop keeps exact without a plan, as compute_permanent would
+// (no unit scaling needed, an exact arithmetic cpu-sparse has holds it). Floating ones go to the
+// lanes (check_for_lanes).
+inline bool dense_exact_eligible(const sparse_matrix& a, const compute_options& options) {
   const int n = a.n();
   if (n < dense_batch_min_n || n > dense_batch_max_n || a.nnz() != static_cast<std::int64_t>(n) * n) return false;
-  if (needs_unit_scaling(a)) return false;
-  if (floating_run(a, options)) return !row_grid_refusal(a);
-  // exact: integer values only, in an arithmetic cpu-sparse has
+  if (needs_unit_scaling(a) || floating_run(a, options)) return false;
   return a.has_integer_values() && !exact_refusal(a, engines::cpu_sparse::name, engines::cpu_sparse::exact);
-}
-
-inline bool gpu_batch_eligible(const sparse_matrix& a, const compute_options& options) {
-  return a.n() >= gpu_batch_min_n && a.n() <= gpu_batch_max_n && floating_run(a, options);
 }
 
 // What the lanes need to know of a dense matrix before its run: whether it goes there (dense,
@@ -173,10 +167,8 @@ inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int thre
 }
 
 inline permanent_result run_dense_cpu(const sparse_matrix& a, const compute_options& options) {
-  permanent_result r = permanent_cpu_sparse(
-      a, {.threads = 1, .progress = options.progress, .precision = options.precision, .sharing = {}});
+  permanent_result r = run_dense_unplanned(a, options);
   add_input_rounding(r, a);
-  r.plan = "dense, no plan: " + r.plan;
   r.seconds.total = r.seconds.compute;
   return r;
 }
@@ -294,8 +286,8 @@ class batch_run {
           routes_[at] = gpu && (gpu_asked || options_.engine.automatic()) ? batch_route::dense_gpu
                         : gpu_asked                                       ? batch_route::planned
                                                                           : batch_route::dense_lanes;
-        } else if (!gpu_asked && dense_batch_eligible(matrix(k), options_) && !floating_run(matrix(k), options_)) {
-          routes_[at] = batch_route::dense_cpu;  // integers, exact
+        } else if (!gpu_asked && dense_exact_eligible(matrix(k), options_)) {
+          routes_[at] = batch_route::dense_cpu;
         }
       });
     });

@@ -459,6 +459,15 @@ inline std::optional<permanent_result> run_tiny(const sparse_matrix& matrix, con
   return run_engine({matrix, nullptr}, description_of<engines::reference>, options);
 }
 
+// cpu-sparse's loop on one thread, without a plan: small dense matrices (run_small_dense) and a
+// batch's dense integer ones (batch.cuh).
+inline permanent_result run_dense_unplanned(const sparse_matrix& matrix, const compute_options& options) {
+  permanent_result r = permanent_cpu_sparse(
+      matrix, {.threads = 1, .progress = options.progress, .precision = options.precision, .sharing = {}});
+  r.plan = "dense, no plan: " + r.plan;
+  return r;
+}
+
 // `auto` on a dense matrix (every entry nonzero) of n <= 12 without two equal rows or columns: no
 // structure for a plan to find (equal lines would go to glynn over their multiplicities), and
 // cpu-sparse's loop on one thread takes microseconds (2^11 steps at most), where planning takes tens
@@ -493,9 +502,7 @@ inline std::optional<permanent_result> run_small_dense(const sparse_matrix& matr
   if (!matrix.has_integer_values() && row_grid_refusal(matrix)) return std::nullopt;
   if (has_equal_lines(matrix)) return std::nullopt;
   memory_limit_setting();  // a setting that is not a size is refused here too
-  permanent_result r = permanent_cpu_sparse(matrix, {.threads = 1, .progress = options.progress});
-  r.plan = "dense, no plan: " + r.plan;
-  return r;
+  return run_dense_unplanned(matrix, options);
 }
 
 }  // namespace detail

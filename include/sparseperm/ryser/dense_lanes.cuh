@@ -241,12 +241,11 @@ lane_walk_function lane_walk_of(int n) {
 
 // Up to four n × n matrices in the lanes: their values rounded to their row grids, as column
 // vectors in Gray order (column j of the matrix is Gray column j, column n − 1 is x_0's), x_0, and
-// what the grids changed. The buffers are the caller's, reused from group to group: no allocation
-// a matrix.
+// what the grids changed. The buffers are the caller's (the batch: one allocation a group of four,
+// not one a matrix).
 struct dense_lane_group {
   int n = 0;
   bool complex = false;
-  int used = 0;               // lanes holding a matrix; the others repeat lane 0's and are not read
   double* columns = nullptr;  // n·n·parts lane vectors
   double* x0 = nullptr;       // n·parts lane vectors: x_0, then the walk's state
   grid_rounding_facts facts[dense_lanes];
@@ -264,7 +263,6 @@ struct dense_lane_group {
   // but for the moduli of complex values: square roots rounded up (hypot where the squares would
   // leave double's normal range).
   void prepare(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
-    used = count;
     for (int lane = 0; lane < dense_lanes; ++lane) {
       const int from = lane < count ? lane : 0;
       facts[lane] =
