@@ -147,6 +147,26 @@ def test_multiplicities_against_expansion():
             assert abs(r.value - e.value) <= r.error_bound + e.error_bound
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.int8])
+def test_integer_arrays_are_exact_and_refused_beyond_2_to_53(dtype):
+    # int64 arrays are read in C++, the other integer types through numpy: the same answers
+    rng = np.random.default_rng(7)
+    for n in (1, 4, 9):
+        a = rng.integers(0, 9, (n, n)).astype(dtype)
+        r = sparseperm.permanent(a)
+        assert r.exact and r.value == sparseperm.permanent(a.astype(float).tolist()).value
+        assert isinstance(r.value, int) and r.imag == 0 and r.error_bound is None
+    assert sparseperm.permanent(np.array([[2**53, 0], [0, 1]], dtype=np.int64)).value == 2**53
+    if np.iinfo(dtype).max > 2**53:
+        with pytest.raises(ValueError, match="beyond 2\\^53"):
+            sparseperm.permanent(np.array([[2**53 + 1, 0], [0, 1]], dtype=dtype))
+    if dtype == np.int64:
+        with pytest.raises(ValueError, match="beyond 2\\^53"):
+            sparseperm.permanent(np.array([[-(2**53) - 1, 0], [0, 1]], dtype=dtype))
+        with pytest.raises(ValueError, match="not square"):
+            sparseperm.permanent(np.ones((2, 3), dtype=dtype))
+
+
 @pytest.mark.parametrize("matrix", [
     np.array([[1 + np.longdouble(2) ** -60, 0], [0, 1]], dtype=np.longdouble),
     [[2**53 + 1, 0.5], [0, 1]],

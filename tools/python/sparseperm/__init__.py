@@ -66,40 +66,51 @@ class Result:
     (``registers_per_thread``, ...) is an attribute too, and ``record`` is the whole of it.
     """
 
-    __slots__ = ("value", "exact", "error_bound", "trusted_digits", "engine", "plan", "seconds", "timings",
-                 "n", "nnz", "threads", "mantissa", "exponent", "record", "_parts")
+    __slots__ = ("value", "exact", "error_bound", "trusted_digits", "engine", "plan", "seconds", "n", "nnz",
+                 "threads", "mantissa", "exponent", "_record", "_dict", "_parts")
 
-    def __init__(self, record: dict):
-        self.record: dict = record
-        self.exact: bool = record["exact"]
-        is_complex = record.get("complex", False)
-        scaled = record["scaled"]
-        if self.exact:
-            parts = ((_decimal_int(record["real"]), _decimal_int(record["imag"])) if is_complex
-                     else (_decimal_int(record["permanent"]), 0))
-        elif scaled is not None:
-            parts = (_scaled(scaled["value"], scaled["exponent"]), _scaled(scaled["imag"], scaled["exponent"]))
-        elif is_complex:
-            parts = (record["real_value"], record["imag_value"])
-        else:
-            parts = (record["value"], 0.0)
-        self._parts = parts
-        self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
-        self.error_bound: Optional[float] = record["error_bound"]
-        self.trusted_digits: Optional[int] = record["trusted_digits"]
+    def __init__(self, record):
+        # record: the extension's _Record (the result kept in C++; its dict is made when asked for)
+        self._record = record
+        self._dict: Optional[dict] = None
+        summary = record.summary()
         self.exponent: int = 0
-        self.mantissa: Union[int, float, complex] = self.value
-        if scaled is not None:
-            self.exponent = scaled["exponent"]
-            self.mantissa = complex(scaled["value"], scaled["imag"]) if is_complex else scaled["value"]
-            self.error_bound = _scaled(scaled["error_bound"], self.exponent)
-        self.engine: str = record["engine"]
-        self.plan: str = record["plan"]
-        self.timings: dict = record["seconds"]
-        self.seconds: float = self.timings["total"]
-        self.n: int = record["n"]
-        self.nnz: int = record["nnz"]
-        self.threads: int = record["threads"]
+        if summary is not None:  # within double's range: the common case, without the dict
+            (self.exact, is_complex, real, imag, self.error_bound, self.trusted_digits, self.engine, self.plan,
+             self.seconds, self.n, self.nnz, self.threads) = summary
+            parts = (_decimal_int(real), _decimal_int(imag) if is_complex else 0) if self.exact else (real, imag)
+            self._parts = parts
+            self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
+            self.mantissa: Union[int, float, complex] = self.value
+            return
+        d = self.record  # beyond double's range: value inf or 0, the exact mantissa and exponent
+        self.exact: bool = d["exact"]
+        is_complex = d.get("complex", False)
+        scaled = d["scaled"]
+        self._parts = (_scaled(scaled["value"], scaled["exponent"]), _scaled(scaled["imag"], scaled["exponent"]))
+        self.value = complex(*self._parts) if is_complex else self._parts[0]
+        self.exponent = scaled["exponent"]
+        self.mantissa = complex(scaled["value"], scaled["imag"]) if is_complex else scaled["value"]
+        self.error_bound: Optional[float] = _scaled(scaled["error_bound"], self.exponent)
+        self.trusted_digits: Optional[int] = d["trusted_digits"]
+        self.engine: str = d["engine"]
+        self.plan: str = d["plan"]
+        self.seconds: float = d["seconds"]["total"]
+        self.n: int = d["n"]
+        self.nnz: int = d["nnz"]
+        self.threads: int = d["threads"]
+
+    @property
+    def record(self) -> dict:
+        """The whole record, as the command-line tool prints it with ``--json``."""
+        if self._dict is None:
+            self._dict = self._record.dict()
+        return self._dict
+
+    @property
+    def timings(self) -> dict:
+        """The phases' seconds: plan, codegen, compile, compute, total."""
+        return self.record["seconds"]
 
     def __getattr__(self, name: str):
         try:
@@ -379,13 +390,14 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     run here, OverflowError where double precision overflows, KeyboardInterrupt on Ctrl-C.
     """
     options = _options(engine, precision, threads, devices, rows, cols, time_limit)
+    if type(A) is np.ndarray and A.ndim == 2 and A.dtype == np.int64:
+        return Result(_core.compute_dense_integers(np.ascontiguousarray(A), options))
     if type(A) is np.ndarray and A.ndim == 2 and (A.dtype in _DOUBLES or A.dtype.kind in "iub"):
         # no coordinates: the library reads the array itself
         values = A if A.dtype in _DOUBLES else _as_dense_values(A)
         if values.dtype == np.float64:
             return Result(_core.compute_dense(np.ascontiguousarray(values), None, options))
-        return Result(_core.compute_dense(np.ascontiguousarray(values.real), np.ascontiguousarray(values.imag),
-                                          options))
+        return Result(_core.compute_dense_complex(np.ascontiguousarray(values), options))
     n, r, c, re, im = _coordinates(A)
     return Result(_core.compute(n, r, c, re, im, options))
 

@@ -20,12 +20,16 @@ class Result:
     engine: str
     plan: str
     seconds: float
-    timings: dict[str, float]
     n: int
     nnz: int
     threads: int
     mantissa: Union[int, float, complex]
     exponent: int
+    @property
+    def record(self) -> dict[str, Any]: ...
+    @property
+    def timings(self) -> dict[str, float]: ...
+    def __getattr__(self, name: str) -> Any: ...
     @property
     def real(self) -> Union[int, float]: ...
     @property

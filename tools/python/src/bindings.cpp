@@ -3,11 +3,13 @@
 // the GIL released; a long one runs on a worker thread while this thread looks for Ctrl-C.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <complex>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <sparseperm/matrix/input_error.cuh>
@@ -33,6 +36,17 @@ using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, n
 using value_array = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using dense_batch = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
 using dense_square = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using integer_square = nb::ndarray<const std::int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using complex_square = nb::ndarray<const std::complex<double>, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+// An n × n array's n; std::invalid_argument (ValueError) for any other shape.
+template <class Array>
+int square_side(const Array& a) {
+  if (a.shape(1) != a.shape(0))
+    throw std::invalid_argument("the matrix is " + std::to_string(a.shape(0)) + " x " + std::to_string(a.shape(1)) +
+                                ": not square");
+  return static_cast<int>(a.shape(0));
+}
 
 PyObject* sparseperm_error = nullptr;   // SparsepermError(RuntimeError): a run that failed
 PyObject* unavailable_error = nullptr;  // EngineUnavailableError(SparsepermError): not on this machine
@@ -46,6 +60,22 @@ door_matrix to_matrix(int n, const index_array& rows, const index_array& columns
   m.real.assign(real.data(), real.data() + real.shape(0));
   if (imag) m.imag.assign(imag->data(), imag->data() + imag->shape(0));
   return m;
+}
+
+// A field's name as a Python string, made (and interned) once: for_each_field passes the same
+// literals on every call, and a small call's dict spent most of its time making and hashing its keys.
+// The strings live as long as the process (never freed: no Python call after the interpreter ends).
+nb::handle field_key(const char* name) {
+  static auto* keys = new std::unordered_map<const char*, PyObject*>();
+  auto [at, added] = keys->try_emplace(name, nullptr);
+  if (added) {
+    at->second = PyUnicode_InternFromString(name);
+    if (at->second == nullptr) {
+      keys->erase(at);
+      throw nb::python_error();
+    }
+  }
+  return at->second;
 }
 
 // A published field's value in Python (core/result.cuh's for_each_field: the JSON record's fields).
@@ -65,15 +95,40 @@ nb::object python_value(const T& value) {
     return nb::float_(value.seconds);
   } else {  // a nested record
     nb::dict nested;
-    for_each_field(value, [&](const char* name, const auto& v) { nested[name] = python_value(v); });
+    for_each_field(value, [&](const char* name, const auto& v) { nested[field_key(name)] = python_value(v); });
     return nested;
   }
 }
 
 nb::dict to_dict(const sparseperm::permanent_result& r) {
   nb::dict d;
-  for_each_field(r, [&](const char* name, const auto& value) { d[name] = python_value(value); });
+  for_each_field(r, [&](const char* name, const auto& value) { d[field_key(name)] = python_value(value); });
   return d;
+}
+
+// One result kept in C++ (sparseperm.Result holds it): `summary()` gives what a Result reads at once,
+// `dict()` the whole record (for_each_field), made only where Python asks for it.
+struct result_record {
+  sparseperm::permanent_result result;
+};
+
+// (exact, complex, real, imag, error_bound, trusted_digits, engine, plan, total seconds, n, nnz,
+// threads): real and imag as the decimal texts when exact, else doubles (a real result's imag: 0);
+// None beyond double's range (scaled: Result reads the record's `scaled` instead).
+nb::object summary_of(const sparseperm::permanent_result& r) {
+  if (r.scale_exponent != 0) return nb::none();
+  const auto part = [&](const std::string& text, double value) -> nb::object {
+    if (r.exact) return nb::str(text.c_str(), text.size());
+    return nb::float_(value);
+  };
+  const auto digits = sparseperm::trusted_digits(r);
+  return nb::make_tuple(r.exact, r.complex, part(r.permanent, r.value),
+                        r.complex ? part(r.permanent_imag, r.imag)
+                        : r.exact ? nb::object(nb::int_(0))
+                                  : nb::object(nb::float_(0.0)),
+                        r.error_bound ? nb::object(nb::float_(*r.error_bound)) : nb::none(),
+                        digits ? nb::object(nb::int_(*digits)) : nb::none(), r.engine, r.plan, r.seconds.total, r.n,
+                        r.nnz, r.threads);
 }
 
 // A batch's results, kept in C++: a sampler's million matrices become numpy arrays in one pass, and
@@ -195,14 +250,19 @@ void register_exceptions(nb::module_& m) {
 }
 
 void define_computing(nb::module_& m) {
+  nb::class_<result_record>(m, "_Record")
+      .def("summary", [](const result_record& r) { return summary_of(r.result); })
+      .def("dict", [](const result_record& r) { return to_dict(r.result); });
   nb::class_<door_options>(m, "_Options")
       .def(
           "__init__",
           [](door_options* self, std::string engine, std::string precision, std::string threads, std::string devices,
              std::string time_limit, std::vector<int> rows, std::vector<int> cols, std::string include_dir) {
-            new (self)
-                door_options{std::move(engine),     std::move(precision), std::move(threads), std::move(devices),
-                             std::move(time_limit), std::move(rows),      std::move(cols),    std::move(include_dir)};
+            door_options options{std::move(engine),  std::move(precision),  std::move(threads),
+                                 std::move(devices), std::move(time_limit), std::move(rows),
+                                 std::move(cols),    std::move(include_dir)};
+            read_settings(options);  // a bad setting raises here, before the object exists
+            new (self) door_options(std::move(options));
           },
           nb::arg("engine"), nb::arg("precision"), nb::arg("threads"), nb::arg("devices"), nb::arg("time_limit"),
           nb::arg("rows"), nb::arg("cols"), nb::arg("include_dir"));
@@ -211,25 +271,56 @@ void define_computing(nb::module_& m) {
       [](int n, const index_array& rows, const index_array& columns, const value_array& real,
          const std::optional<value_array>& imag, const door_options& options) {
         const door_matrix matrix = to_matrix(n, rows, columns, real, imag);
-        return to_dict(interruptible(n >= long_run_size || !options.row_multiplicities.empty(),
-                                     [&](sparseperm::progress_counter& p) { return compute(matrix, options, p); }));
+        return result_record{
+            interruptible(n >= long_run_size || !options.row_multiplicities.empty(),
+                          [&](sparseperm::progress_counter& p) { return compute(matrix, options, p); })};
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
   m.def(
       "compute_dense",
       [](const dense_square& real, const std::optional<dense_square>& imag, const door_options& options) {
-        const int n = static_cast<int>(real.shape(0));
-        if (real.shape(1) != real.shape(0))
-          throw std::invalid_argument("the matrix is " + std::to_string(real.shape(0)) + " x " +
-                                      std::to_string(real.shape(1)) + ": not square");
+        const int n = square_side(real);
         if (imag && (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1)))
           throw std::invalid_argument("the imaginary parts' shape differs");
         const double* im = imag ? imag->data() : nullptr;
-        return to_dict(interruptible(
+        return result_record{interruptible(
             n >= long_run_size || !options.row_multiplicities.empty(),
-            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), im, options, p); }));
+            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), im, options, p); })};
       },
       nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+  // complex128 arrays split here (numpy's copies of .real and .imag were half of a 4 × 4 call)
+  m.def(
+      "compute_dense_complex",
+      [](const complex_square& a, const door_options& options) {
+        const int n = square_side(a);
+        std::vector<double> real(a.size()), imag(a.size());
+        for (std::size_t k = 0; k < real.size(); ++k) {
+          real[k] = a.data()[k].real();
+          imag[k] = a.data()[k].imag();
+        }
+        return result_record{interruptible(
+            n >= long_run_size || !options.row_multiplicities.empty(),
+            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), imag.data(), options, p); })};
+      },
+      nb::arg("values"), nb::arg("options"));
+  // int64 arrays as doubles here (numpy's abs, max and astype took 3 µs of a 4 × 4 call)
+  m.def(
+      "compute_dense_integers",
+      [](const integer_square& a, const door_options& options) {
+        const int n = square_side(a);
+        constexpr std::int64_t largest = std::int64_t{1} << 53;  // every integer up to it is a double
+        std::vector<double> values(a.size());
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          const std::int64_t x = a.data()[k];
+          if (x > largest || x < -largest)
+            throw std::invalid_argument("an integer entry is beyond 2^53, which a double does not hold exactly");
+          values[k] = static_cast<double>(x);
+        }
+        return result_record{interruptible(
+            n >= long_run_size || !options.row_multiplicities.empty(),
+            [&](sparseperm::progress_counter& p) { return compute_dense(n, values.data(), nullptr, options, p); })};
+      },
+      nb::arg("values"), nb::arg("options"));
 }
 
 void define_batches(nb::module_& m) {
@@ -239,7 +330,7 @@ void define_batches(nb::module_& m) {
       .def("record",
            [](const batch_records& b, std::size_t k) {
              if (k >= b.results.size()) throw nb::index_error("batch index out of range");
-             return to_dict(b.results[k]);
+             return result_record{b.results[k]};
            })
       .def("value",
            [](const batch_records& b) { return column_of<double>(b, [](const result& r) { return r.value; }); })

@@ -39,7 +39,7 @@ matrix_entry checked_entry(std::int64_t n, std::int64_t i, std::int64_t j, doubl
 }
 
 // The matrix with row i repeated r[i] times and column j c[j] times (the CLI's multiplicity flags).
-sparse_matrix with_multiplicities(const sparse_matrix& a, const door_options& o) {
+sparse_matrix with_multiplicities(sparse_matrix a, const door_options& o) {
   if (o.row_multiplicities.empty() && o.column_multiplicities.empty()) return a;
   return expand_lines(a, o.row_multiplicities, o.column_multiplicities);
 }
@@ -65,18 +65,26 @@ int devices_present() {
 #endif
 }
 
-// The tool's reading of the settings (settings.cuh), with Python's names for them in messages, and
-// the module pipeline for the generated engines.
+// The settings read once (read_settings), with this call's progress.
 compute_options to_options(const door_options& o, progress_counter* progress) {
-  compute_options options =
-      options_from_text({o.engine, o.precision, o.threads, o.devices, o.time_limit, ""}, {"", devices_present()});
-  options.pipeline.include_dir = o.include_dir;
-  options.modules = module_pipeline();
+  if (!o.read) throw std::logic_error("sparseperm: options used before read_settings");
+  compute_options options = *o.read;
   options.progress = progress;
   return options;
 }
 
 }  // namespace
+
+// The tool's reading of the settings (settings.cuh), with Python's names for them in messages, and
+// the module pipeline for the generated engines. The devices present are counted here, once: a
+// small call's share of the time.
+void read_settings(door_options& o) {
+  auto options = std::make_shared<compute_options>(
+      options_from_text({o.engine, o.precision, o.threads, o.devices, o.time_limit, ""}, {"", devices_present()}));
+  options->pipeline.include_dir = o.include_dir;
+  options->modules = module_pipeline();
+  o.read = std::move(options);
+}
 
 door_matrix read_matrix_market_file(const std::string& path) {
   const matrix_market_file file = read_matrix_market(path);

@@ -5,12 +5,17 @@
 // for_each_field, become the Python dict), errors are the library's (engine_error, input_error,
 // batch_error, std::invalid_argument for a bad matrix or option), settings are the tool's text.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <sparseperm/core/engine_error.cuh>
 #include <sparseperm/core/progress.cuh>
 #include <sparseperm/core/result.cuh>
+
+namespace sparseperm {
+struct compute_options;  // engines/engine.cuh: opaque to the bindings
+}
 
 namespace sparseperm::python {
 
@@ -22,12 +27,16 @@ struct door_matrix {
 };
 
 // The settings as the tool's text (settings.cuh's setting_texts; empty: the default), the
-// multiplicities, and where the library's headers are for the generated engines.
+// multiplicities, and where the library's headers are for the generated engines; `read` is the
+// library's reading of them (read_settings), made once for all the calls that share these options.
 struct door_options {
   std::string engine, precision, threads, devices, time_limit;
   std::vector<int> row_multiplicities, column_multiplicities;  // empty: 1 each
   std::string include_dir;
+  std::shared_ptr<const compute_options> read;
 };
+// Reads the settings (std::invalid_argument, with Python's names, for a bad one) into o.read.
+void read_settings(door_options& o);
 
 door_matrix read_matrix_market_file(const std::string& path);
 permanent_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
