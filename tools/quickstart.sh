@@ -11,7 +11,8 @@
 # (`test` installs ccache: a later run in the same folder compiles only what changed). `run` builds
 # the GPU engines where nvidia-smi lists a GPU, else the host compiler alone builds the CPU engines
 # (nvcc's pass would double the build for engines that cannot run there); `test` compiles the CUDA
-# code wherever nvcc is. `test` ends with the ten slowest build steps and tests.
+# code wherever nvcc is (without a GPU, the GPU test programs' device code only: they could not run).
+# `test` ends with the ten slowest build steps and tests.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
