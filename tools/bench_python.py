@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmarks of the Python package, printed as markdown tables (medians):
 
-  call overhead   one small matrix a call, end to end from Python (4 x 4: real, integer, complex)
+  call overhead   one small matrix a call, end to end from Python, the library's share of it, and
+                  thewalrus.perm's call (4 x 4 and 8 x 8: real, int64, complex)
   batch           many random n x n real and complex matrices: permanents() against each peer's
                   loop (thewalrus's numba kernel in a prange loop, Piquasso, qc-permanent), one
                   thread and every thread
@@ -37,15 +38,42 @@ def median_seconds(f, repeats):
 
 
 def call_overhead(repeats):
+    """One small matrix a call: the wall time of a call, the library's own time within it
+    (Result.seconds), their difference (the door: Python, the bindings, the result), and
+    thewalrus.perm's call where installed. Every case runs in every round (a slow phase of a shared
+    machine hits all alike); medians over the rounds of 20000 calls."""
+    try:
+        import thewalrus
+    except ImportError:
+        thewalrus = None
     rng = np.random.default_rng(1)
-    cases = {"real": rng.random((4, 4)), "integer": rng.integers(0, 4, (4, 4)),
-             "complex": rng.random((4, 4)) + 1j * rng.random((4, 4))}
-    print("| 4 x 4 | µs a call (median of %d × 20000) | engine |" % repeats)
-    print("|---|---:|---|")
+    cases = {}
+    for n in (4, 8):
+        real = rng.random((n, n))
+        cases[f"{n} x {n} real"] = real
+        cases[f"{n} x {n} int64"] = rng.integers(0, 4, (n, n))
+        cases[f"{n} x {n} complex"] = real + 1j * rng.random((n, n))
+    calls = 20000
+    rounds = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, a in cases.items():
+            sparseperm.permanent(a)
+            inside = 0.0
+            start = time.perf_counter()
+            for _ in range(calls):
+                inside += sparseperm.permanent(a).seconds
+            wall = time.perf_counter() - start
+            walrus = float("nan")
+            if thewalrus is not None:
+                thewalrus.perm(a)
+                walrus = timeit.timeit(lambda: thewalrus.perm(a), number=calls) / calls
+            rounds[name].append((wall / calls, inside / calls, walrus))
+    print(f"| matrix | µs a call (median of {repeats} × {calls}) | library µs | door µs | thewalrus.perm µs | engine |")
+    print("|---|---:|---:|---:|---:|---|")
     for name, a in cases.items():
-        sparseperm.permanent(a)
-        per_call = [t / 20000 for t in timeit.repeat(lambda: sparseperm.permanent(a), number=20000, repeat=repeats)]
-        print(f"| {name} | {statistics.median(per_call) * 1e6:.1f} | {sparseperm.permanent(a).engine} |")
+        call, inside, walrus = (statistics.median(r[k] for r in rounds[name]) * 1e6 for k in range(3))
+        print(f"| {name} | {call:.2f} | {inside:.2f} | {call - inside:.2f} | {walrus:.2f} | "
+              f"{sparseperm.permanent(a).engine} |")
 
 
 def batch_rivals(threads):
