@@ -73,32 +73,19 @@ class Result:
         # record: the extension's _Record (the result kept in C++; its dict is made when asked for)
         self._record = record
         self._dict: Optional[dict] = None
-        summary = record.summary()
+        (self.exact, is_complex, real, imag, self.error_bound, self.trusted_digits, self.engine, self.plan,
+         self.seconds, self.n, self.nnz, self.threads, scaled) = record.summary()
         self.exponent: int = 0
-        if summary is not None:  # within double's range: the common case, without the dict
-            (self.exact, is_complex, real, imag, self.error_bound, self.trusted_digits, self.engine, self.plan,
-             self.seconds, self.n, self.nnz, self.threads) = summary
-            parts = (_decimal_int(real), _decimal_int(imag) if is_complex else 0) if self.exact else (real, imag)
-            self._parts = parts
-            self.value: Union[int, float, complex] = complex(*parts) if is_complex else parts[0]
-            self.mantissa: Union[int, float, complex] = self.value
-            return
-        d = self.record  # beyond double's range: value inf or 0, the exact mantissa and exponent
-        self.exact: bool = d["exact"]
-        is_complex = d.get("complex", False)
-        scaled = d["scaled"]
-        self._parts = (_scaled(scaled["value"], scaled["exponent"]), _scaled(scaled["imag"], scaled["exponent"]))
-        self.value = complex(*self._parts) if is_complex else self._parts[0]
-        self.exponent = scaled["exponent"]
-        self.mantissa = complex(scaled["value"], scaled["imag"]) if is_complex else scaled["value"]
-        self.error_bound: Optional[float] = _scaled(scaled["error_bound"], self.exponent)
-        self.trusted_digits: Optional[int] = d["trusted_digits"]
-        self.engine: str = d["engine"]
-        self.plan: str = d["plan"]
-        self.seconds: float = d["seconds"]["total"]
-        self.n: int = d["n"]
-        self.nnz: int = d["nnz"]
-        self.threads: int = d["threads"]
+        if self.exact:
+            real, imag = _decimal_int(real), _decimal_int(imag) if is_complex else 0
+        elif scaled:  # beyond double's range: value inf or 0, the exact mantissa and exponent
+            s = self.record["scaled"]
+            self.exponent = s["exponent"]
+            real, imag = s["value"], s["imag"]
+            self.error_bound = _scaled(s["error_bound"], self.exponent)
+        self.mantissa: Union[int, float, complex] = complex(real, imag) if is_complex else real
+        self._parts = (_scaled(real, self.exponent), _scaled(imag, self.exponent)) if scaled else (real, imag)
+        self.value: Union[int, float, complex] = complex(*self._parts) if is_complex else self._parts[0]
 
     @property
     def record(self) -> dict:

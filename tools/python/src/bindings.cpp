@@ -113,11 +113,13 @@ struct result_record {
 };
 
 // (exact, complex, real, imag, error_bound, trusted_digits, engine, plan, total seconds, n, nnz,
-// threads): real and imag as the decimal texts when exact, else doubles (a real result's imag: 0);
-// None beyond double's range (scaled: Result reads the record's `scaled` instead).
+// threads, scaled): real and imag as the decimal texts when exact, else doubles (a real result's
+// imag: 0). Scaled (beyond double's range): value, imag and error_bound are None, and Result reads
+// them from the record's `scaled`.
 nb::object summary_of(const sparseperm::permanent_result& r) {
-  if (r.scale_exponent != 0) return nb::none();
+  const bool scaled = r.scale_exponent != 0;
   const auto part = [&](const std::string& text, double value) -> nb::object {
+    if (scaled) return nb::none();
     if (r.exact) return nb::str(text.c_str(), text.size());
     return nb::float_(value);
   };
@@ -126,9 +128,9 @@ nb::object summary_of(const sparseperm::permanent_result& r) {
                         r.complex ? part(r.permanent_imag, r.imag)
                         : r.exact ? nb::object(nb::int_(0))
                                   : nb::object(nb::float_(0.0)),
-                        r.error_bound ? nb::object(nb::float_(*r.error_bound)) : nb::none(),
+                        r.error_bound && !scaled ? nb::object(nb::float_(*r.error_bound)) : nb::none(),
                         digits ? nb::object(nb::int_(*digits)) : nb::none(), r.engine, r.plan, r.seconds.total, r.n,
-                        r.nnz, r.threads);
+                        r.nnz, r.threads, scaled);
 }
 
 // A batch's results, kept in C++: a sampler's million matrices become numpy arrays in one pass, and
@@ -249,6 +251,14 @@ void register_exceptions(nb::module_& m) {
   });
 }
 
+// One dense n × n matrix (row-major; imag null for a real one) computed with the GIL released, on a
+// worker thread where it may run long.
+result_record dense_result(int n, const double* real, const double* imag, const door_options& options) {
+  return result_record{
+      interruptible(n >= long_run_size || !options.row_multiplicities.empty(),
+                    [&](sparseperm::progress_counter& p) { return compute_dense(n, real, imag, options, p); })};
+}
+
 void define_computing(nb::module_& m) {
   nb::class_<result_record>(m, "_Record")
       .def("summary", [](const result_record& r) { return summary_of(r.result); })
@@ -283,9 +293,7 @@ void define_computing(nb::module_& m) {
         if (imag && (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1)))
           throw std::invalid_argument("the imaginary parts' shape differs");
         const double* im = imag ? imag->data() : nullptr;
-        return result_record{interruptible(
-            n >= long_run_size || !options.row_multiplicities.empty(),
-            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), im, options, p); })};
+        return dense_result(n, real.data(), im, options);
       },
       nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
   // complex128 arrays split here (numpy's copies of .real and .imag were half of a 4 × 4 call)
@@ -298,9 +306,7 @@ void define_computing(nb::module_& m) {
           real[k] = a.data()[k].real();
           imag[k] = a.data()[k].imag();
         }
-        return result_record{interruptible(
-            n >= long_run_size || !options.row_multiplicities.empty(),
-            [&](sparseperm::progress_counter& p) { return compute_dense(n, real.data(), imag.data(), options, p); })};
+        return dense_result(n, real.data(), imag.data(), options);
       },
       nb::arg("values"), nb::arg("options"));
   // int64 arrays as doubles here (numpy's abs, max and astype took 3 µs of a 4 × 4 call)
@@ -316,9 +322,7 @@ void define_computing(nb::module_& m) {
             throw std::invalid_argument("an integer entry is beyond 2^53, which a double does not hold exactly");
           values[k] = static_cast<double>(x);
         }
-        return result_record{interruptible(
-            n >= long_run_size || !options.row_multiplicities.empty(),
-            [&](sparseperm::progress_counter& p) { return compute_dense(n, values.data(), nullptr, options, p); })};
+        return dense_result(n, values.data(), nullptr, options);
       },
       nb::arg("values"), nb::arg("options"));
 }
