@@ -79,16 +79,18 @@ configure_and_build() {
   cmake --build "$build" -j "$jobs" "${targets[@]}"
 }
 
-# The ten slowest build steps (Ninja's log) and tests (ctest's output in $1).
+# The ten slowest build steps (Ninja's log) and tests (ctest's output in $1). `sed -n 1,10p` rather
+# than head: head leaves before sort has written everything, and under pipefail sort's SIGPIPE
+# (exit 141) became the script's status after every test had passed.
 report_slowest() {
   if [ -f "$build/.ninja_log" ]; then
     echo
     echo "slowest build steps (seconds):"
-    awk -F'\t' 'NR > 1 { printf "%8.1f  %s\n", ($2 - $1) / 1000, $4 }' "$build/.ninja_log" | sort -rn | head -10
+    awk -F'\t' 'NR > 1 { printf "%8.1f  %s\n", ($2 - $1) / 1000, $4 }' "$build/.ninja_log" | sort -rn | sed -n 1,10p
   fi
   echo
   echo "slowest tests (seconds):"
-  sed -nE 's/.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/p' "$1" | sort -rn | head -10 |
+  sed -nE 's/.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/p' "$1" | sort -rn | sed -n 1,10p |
     awk '{ printf "%8.1f  %s\n", $1, $2 }'
 }
 
