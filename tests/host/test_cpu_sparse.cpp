@@ -3,6 +3,7 @@
 
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
+#include <sparseperm/ryser/dense_ryser.cuh>
 
 #include <atomic>
 #include <cmath>
@@ -65,6 +66,75 @@ TEST_CASE("cpu-sparse agrees with the reference on random matrices, n = 1..14") 
   MESSAGE("cpu-sparse cross-checked against the reference on " << compared << " random matrices (n = 1..14), "
                                                                << integer << " of them integer and compared exactly");
   CHECK(compared == 336);
+}
+
+namespace {
+
+// gpu-dense's thread (ryser/dense_ryser.cuh) and cpu-sparse's loop over the same columns and the
+// same aligned chunks (of 2^chunk_bits steps): their sums of the terms, and the sum of |terms|.
+template <int N, class X, class Sum>
+void dense_and_sparse_sums(const sp::sparse_matrix& m, int chunk_bits, Sum& dense, Sum& sparse) {
+  const int n = m.n();
+  const auto columns = sp::detail::make_ryser_columns<X>(m, m.columns_by_degree(), false);
+  const sp::detail::dense_columns<X> d(columns, N, sp::detail::dense_held_columns<N, X>);
+  const sp::detail::sparse_columns_view<X> v{n, columns.start.data(), columns.rows.data(), columns.values.data(),
+                                             columns.x0.data()};
+  std::vector<X> x(static_cast<std::size_t>(n));
+  const std::uint64_t end = sp::step_count(n), chunk = std::uint64_t{1} << chunk_bits;
+  for (std::uint64_t first = 1; first < end; first += chunk) {
+    const std::uint64_t last = std::min(first + chunk, end);
+    sp::detail::dense_ryser_steps<N>(d.view(), first, last, dense);
+    sp::detail::sparse_ryser_steps(v, x.data(), 1, first, last, sparse);
+  }
+}
+
+// Equal for integer values (every term and sum exact), within 1e-13 of Σ|terms| otherwise.
+template <class Sum>
+void check_same_sum(const Sum& dense, const Sum& sparse, bool integers) {
+  const auto value = [](const Sum& s) { return s.value(); };
+  if (integers) {
+    CHECK(value(dense) == value(sparse));
+  } else {
+    CHECK(std::abs(value(dense) - value(sparse)) <= 1e-13 * sparse.magnitude);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu-dense's loop sums what cpu-sparse's does, in every register layout") {
+  sp::random_stream s(4021);
+  int checked = 0;
+  for (int trial = 0; trial < 90; ++trial) {
+    const int n = 2 + trial % 11;  // 2..12
+    const bool integers = trial % 2 == 0;
+    const double density = trial % 3 == 0 ? 1.0 : 0.7;
+    const int chunk_bits = trial % 4 == 0 ? 20 : 1 + trial % 5;
+    INFO("n = " << n << ", density " << density << (integers ? ", integers" : "") << ", chunks of 2^" << chunk_bits);
+    const auto real =
+        test_support::random_matrix(s, n, density, integers ? sp::value_kind::integers : sp::value_kind::uniform, true);
+    const auto complex = test_support::random_complex(s, n, density, integers);
+    if (real.has_empty_line() || complex.has_empty_line()) continue;
+    // real: two held columns (N = 12), one (N = 40); complex: one (N = 12), none (N = 28)
+    sp::detail::compensated_sum dense12, sparse12, dense40, sparse40;
+    dense_and_sparse_sums<12, double>(real, chunk_bits, dense12, sparse12);
+    dense_and_sparse_sums<40, double>(real, chunk_bits, dense40, sparse40);
+    check_same_sum(dense12, sparse12, integers);
+    check_same_sum(dense40, sparse40, integers);
+    using complex_sum = sp::detail::complex_sum<sp::detail::compensated_sum>;
+    complex_sum complex_dense12, complex_sparse12, complex_dense28, complex_sparse28;
+    dense_and_sparse_sums<12, sp::complex_double>(complex, chunk_bits, complex_dense12, complex_sparse12);
+    dense_and_sparse_sums<28, sp::complex_double>(complex, chunk_bits, complex_dense28, complex_sparse28);
+    for (const auto* pair : {&complex_dense12, &complex_dense28}) {
+      const complex_sum& sparse = pair == &complex_dense12 ? complex_sparse12 : complex_sparse28;
+      check_same_sum(pair->re, sparse.re, integers);
+      check_same_sum(pair->im, sparse.im, integers);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 60);
+  static_assert(sp::detail::dense_held_columns<12, double> == 2 && sp::detail::dense_held_columns<40, double> == 1);
+  static_assert(sp::detail::dense_held_columns<12, sp::complex_double> == 1 &&
+                sp::detail::dense_held_columns<28, sp::complex_double> == 0);
 }
 
 TEST_CASE("signed real matrices with cancellation") {

@@ -223,7 +223,7 @@ TEST_CASE("permanents beyond double's range print with their exponent, never as 
 
 TEST_CASE("GPU engines without a GPU or without CUDA say why, exit code 2") {
   const std::string file = write_file("ones4.mtx", ones_matrix(4));
-  for (const char* engine : {"gpu-sparse", "gpu-purereg", "gpu-hybrid", "gpu-cached"}) {
+  for (const char* engine : {"gpu-sparse", "gpu-dense", "gpu-purereg", "gpu-hybrid", "gpu-cached"}) {
     const auto r = run("compute " + file + " --engine " + engine);
     if (r.code == 0) continue;  // a machine with a GPU: the GPU tests check these engines
     CAPTURE(engine);
@@ -480,7 +480,7 @@ TEST_CASE("files that cannot be read, and usage mistakes") {
   const std::string ok = write_file("ok.mtx", ones_matrix(3));
   check_error(run("compute " + ok + " --engine warp-drive"),
               "unknown engine 'warp-drive' (engines: auto, gpu-cached, gpu-hybrid, gpu-purereg, gpu-sparse, "
-              "cpu-cached, cpu-sparse, dp, gpu-dp, glynn, gpu-glynn, reference)");
+              "gpu-dense, cpu-cached, cpu-sparse, dp, gpu-dp, glynn, gpu-glynn, reference)");
   check_error(run("compute " + ok + " --threads two"), "option '--threads': 'two' is not a whole number");
   check_error(run("compute " + ok + " --frobnicate"), "unknown option '--frobnicate'");
   check_error(run("compute"), "compute needs exactly one FILE (see 'sparseperm compute --help')");

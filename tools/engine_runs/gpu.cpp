@@ -1,6 +1,7 @@
-// The GPU engines (gpu-sparse, gpu-dp, gpu-glynn) and the kernel module runner: CMakeLists.txt here.
+// The GPU engines (gpu-sparse, gpu-dense, gpu-dp, gpu-glynn) and the kernel module runner: CMakeLists.txt here.
 // Without nvcc: the engines' refusals only.
 #define SPARSEPERM_ENGINE_RUNS_HERE
+#include <sparseperm/engines/gpu_dense.cuh>
 #include <sparseperm/engines/gpu_dp.cuh>
 #include <sparseperm/engines/gpu_glynn.cuh>
 #include <sparseperm/engines/gpu_sparse.cuh>

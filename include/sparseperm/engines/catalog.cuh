@@ -22,6 +22,7 @@
 #include "engine.cuh"
 #include "glynn.cuh"
 #include "gpu_cached.cuh"
+#include "gpu_dense.cuh"
 #include "gpu_dp.cuh"
 #include "gpu_glynn.cuh"
 #include "gpu_hybrid.cuh"
@@ -57,8 +58,8 @@ namespace sparseperm {
 
 // In the order `inspect` and the CLI's help show them.
 using library_engines = engine_list<engines::gpu_cached, engines::gpu_hybrid, engines::gpu_purereg, engines::gpu_sparse,
-                                    engines::cpu_cached, engines::cpu_sparse, engines::dp, engines::gpu_dp,
-                                    engines::glynn, engines::gpu_glynn, engines::reference>;
+                                    engines::gpu_dense, engines::cpu_cached, engines::cpu_sparse, engines::dp,
+                                    engines::gpu_dp, engines::glynn, engines::gpu_glynn, engines::reference>;
 
 using engine_catalog = typename engine_list_join<library_engines, extra_engines>::type;
 

@@ -1,0 +1,142 @@
+#pragma once
+// The dense Ryser loop with x in registers (the `gpu-dense` engine's thread, gpu/dense_ryser_kernel.cuh;
+// a host thread runs the same code in the tests). Rows = N, a compile-time bound on n: every index
+// into x is a constant after unrolling, so x stays in registers whatever the matrix. A dense step
+// costs 2n floating operations for real values and 6n for complex ones (n additions of a column,
+// n − 1 multiplications), and nothing else may cost as much:
+//
+//   - the K lowest Gray columns live in registers too where they fit (column 0 flips at every other
+//     step, column 1 at every fourth), so only one step in 2^K reads its column from memory;
+//   - the walk goes in static blocks of 2^K steps (for_each_gray_block), each step's column known at
+//     compile time, and its direction too but for column K − 1's (the block's parity);
+//   - the product runs in four independent chains, so a multiplication's latency is hidden.
+//
+// Rows n .. N − 1 are padding: x = 1 and zero columns, so their multiplications are exact and the
+// error bound of n − 1 roundings holds. Values are on their row grids (ryser_columns), so every
+// update of x is exact, as in the sparse loop.
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "../core/config.cuh"
+#include "../detail/bits.cuh"
+#include "../detail/unroll.cuh"
+#include "../numeric/complex.cuh"
+#include "cpu_sparse.cuh"
+#include "gray_code.cuh"
+#include "gray_steps.cuh"
+
+namespace sparseperm::detail {
+
+// The sizes the dense loop is compiled for: N = 16, 24, 28, ..., 48, a matrix of n rows running in
+// the smallest N ≥ n. From n = 21 on, at most 3 rows are padding, whose multiplications cost up to
+// 3/n of a step; below, a run takes milliseconds (each N and arithmetic is a kernel to compile).
+inline constexpr int dense_max_n = 48;
+using dense_row_counts = std::integer_sequence<int, 16, 24, 28, 32, 36, 40, 44, 48>;
+constexpr int dense_rows_for(int n) { return n <= 16 ? 16 : n <= 24 ? 24 : (n + 3) / 4 * 4; }
+
+// The matrix as the dense loop reads it: the Gray columns (the first n − 1 of the engine's order,
+// at least K + 1 stored, the extra ones zero) of N rows each, column j's row i at values[j·N + i],
+// and the start state x_0 (N rows, 1 in the padding).
+template <class X>
+struct dense_columns_view {
+  const X* values = nullptr;
+  const X* x0 = nullptr;
+};
+
+// The columns a dense run of N rows keeps in registers besides x, within about 200 of a thread's
+// 255 32-bit registers (a double takes two): real values two columns up to N = 36 (3N doubles) and
+// one beyond, complex values one column up to N = 24 (4N doubles) and none beyond (at N = 28, one
+// spilled).
+template <int N, class X>
+inline constexpr int dense_held_columns = is_complex_number<X> ? (N <= 24 ? 1 : 0) : (N <= 36 ? 2 : 1);
+
+// The Gray columns of `columns` as `rows` full rows each (zeros and padding included), at least
+// `held` of them (and one), and x_0 with 1 in the padding rows: what dense_columns_view points to.
+template <class X>
+struct dense_columns {
+  int stored = 0;
+  std::vector<X> values, x0;
+  dense_columns(const ryser_columns<X>& columns, int rows, int held)
+      : stored(std::max({columns.n - 1, held, 1})),
+        values(static_cast<std::size_t>(stored) * rows, X{0}),
+        x0(static_cast<std::size_t>(rows), X{1}) {
+    for (int j = 0; j + 1 < columns.n; ++j) {
+      for (std::int32_t k = columns.start[j]; k < columns.start[j + 1]; ++k) {
+        values[static_cast<std::size_t>(j) * rows + columns.rows[k]] = columns.values[k];
+      }
+    }
+    std::copy(columns.x0.begin(), columns.x0.end(), x0.begin());
+  }
+  dense_columns_view<X> view() const { return {values.data(), x0.data()}; }
+};
+
+// Π x over N values in four chains (N a multiple of 4).
+template <int N, class X>
+SPARSEPERM_HOST_DEVICE inline X dense_product(const X (&x)[N]) {
+  static_assert(N % 4 == 0 && N >= 4, "dense_product: N must be a positive multiple of 4");
+  X p0 = x[0], p1 = x[1], p2 = x[2], p3 = x[3];
+  SPARSEPERM_UNROLL
+  for (int i = 4; i < N; i += 4) {
+    p0 = p0 * x[i];
+    p1 = p1 * x[i + 1];
+    p2 = p2 * x[i + 2];
+    p3 = p3 * x[i + 3];
+  }
+  return (p0 * p1) * (p2 * p3);
+}
+
+// x += sign · column (sign ±1: exact, as the values are on their grids).
+template <int N, class X, class Part>
+SPARSEPERM_HOST_DEVICE inline void dense_update(X (&x)[N], const X* column, Part sign) {
+  SPARSEPERM_UNROLL
+  for (int i = 0; i < N; ++i) x[i] = x[i] + column[i] * sign;
+}
+
+// Adds the terms of the steps [first, end) (first ≥ 1) to `sum`: static blocks of 2^K steps whose
+// steps 1 .. 2^K − 1 flip the held columns, and steps 0 that read their column from memory.
+template <int N, class X, class Sum>
+SPARSEPERM_HOST_DEVICE void dense_ryser_steps(const dense_columns_view<X>& m, std::uint64_t first, std::uint64_t end,
+                                              Sum& sum) {
+  using part = part_type<X>;
+  constexpr int K = dense_held_columns<N, X>;
+  X x[N];
+  SPARSEPERM_UNROLL
+  for (int i = 0; i < N; ++i) x[i] = m.x0[i];
+  for (std::uint64_t included = gray(first - 1); included != 0; included &= included - 1) {
+    dense_update<N>(x, m.values + static_cast<std::size_t>(trailing_zeros(included)) * N, part{1});
+  }
+  X held[K > 0 ? K : 1][N];
+  SPARSEPERM_UNROLL
+  for (int k = 0; k < K; ++k) {
+    SPARSEPERM_UNROLL
+    for (int i = 0; i < N; ++i) held[k][i] = m.values[k * N + i];
+  }
+  for_each_gray_block<K>(
+      first, end,
+      [&](bool odd_block) {
+        static_for<1, (1 << K)>([&](auto s) {
+          constexpr int S = decltype(s)::value;
+          constexpr int column = changed_column(S);
+          if constexpr (column == K - 1) {  // its direction is the block's parity
+            const part sign = odd_block ? part{-1} : part{1};
+            SPARSEPERM_UNROLL
+            for (int i = 0; i < N; ++i) x[i] = x[i] + held[column][i] * sign;
+          } else if constexpr (is_inclusion(S)) {
+            SPARSEPERM_UNROLL
+            for (int i = 0; i < N; ++i) x[i] = x[i] + held[column][i];
+          } else {
+            SPARSEPERM_UNROLL
+            for (int i = 0; i < N; ++i) x[i] = x[i] - held[column][i];
+          }
+          sum.add_signed(dense_product<N>(x), (S & 1) != 0);
+        });
+      },
+      [&](int column, bool inclusion, bool odd) {
+        dense_update<N>(x, m.values + static_cast<std::size_t>(column) * N, inclusion ? part{1} : part{-1});
+        sum.add_signed(dense_product<N>(x), odd);
+      });
+}
+
+}  // namespace sparseperm::detail

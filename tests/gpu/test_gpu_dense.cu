@@ -1,0 +1,128 @@
+// gpu-dense against the reference (real and complex, every precision, n = 2..22 in the compiled
+// sizes 16 and 24), against gpu-sparse where the reference is slow (n = 25..32, padding and none),
+// one queue and two bit for bit over many chunks, bounds that say something, and auto's choice of
+// it for a dense complex block.
+#include "gpu_test_main.hpp"
+
+#include <sparseperm/perm.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "../agreement.hpp"
+#include "../engine_options.hpp"
+#include "random_matrix.hpp"
+
+namespace sp = sparseperm;
+
+namespace {
+
+// Dense: every entry present, parts uniform in [−1, 1] (small integers when `integers`).
+sp::sparse_matrix random_dense(sp::random_stream& s, int n, bool complex, bool integers) {
+  std::vector<sp::matrix_entry> entries;
+  const auto part = [&] {
+    return integers ? static_cast<double>(static_cast<long long>(s.below(5)) - 2) : 1 - 2 * s.uniform();
+  };
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double re = part(), im = complex ? part() : 0.0;
+      if (re != 0 || im != 0) entries.push_back({i, j, re, im});
+    }
+  }
+  return sp::sparse_matrix::from_entries(n, std::move(entries));
+}
+
+const sp::engine_description* dense_engine() { return &sp::description_of<sp::engines::gpu_dense>; }
+
+}  // namespace
+
+TEST_CASE("gpu-dense agrees with the reference, real and complex, in every precision") {
+  sp::random_stream s(5150);
+  const auto* reference = &sp::description_of<sp::engines::reference>;
+  int exact = 0, bounded = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 2 + trial % 21;  // 2..22: N = 16 and 24
+    const bool complex = trial % 2 == 1, integers = trial % 5 == 0;
+    const auto m = random_dense(s, n, complex, integers);
+    if (sp::maximum_matching(m).size < n) continue;
+    const auto r = sp::compute_permanent(m, test_options::with_engine(reference));
+    for (auto p : {sp::precision::automatic, sp::precision::double_sums, sp::precision::compensated}) {
+      if (integers && p != sp::precision::automatic) continue;  // floating sums of an exact value
+      const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine(), p));
+      INFO("n = " << n << (complex ? " complex" : " real") << (integers ? " integers" : "") << ": gpu-dense "
+                  << sp::complex_text(g) << ", reference " << sp::complex_text(r) << " (" << g.plan << ")");
+      CHECK(g.engine == "gpu-dense");
+      if (g.exact) {
+        CHECK(g.plan.find("exact: gpu-sparse's kernel") != std::string::npos);
+      } else {
+        CHECK(g.plan.find("dense: ") != std::string::npos);
+      }
+      if (test_agreement::check_agree(g, r)) {
+        ++exact;
+      } else {
+        ++bounded;
+      }
+    }
+  }
+  std::printf("gpu-dense: %d exact results equal, %d error bounds checked\n", exact, bounded);
+  CHECK(exact >= 8);
+  CHECK(bounded >= 120);
+}
+
+TEST_CASE("gpu-dense and gpu-sparse agree within their bounds at n = 25..32") {
+  sp::random_stream s(77);
+  const auto* sparse = &sp::description_of<sp::engines::gpu_sparse>;
+  for (const int n : {25, 28, 30, 32}) {
+    for (const bool complex : {false, true}) {
+      const auto m = random_dense(s, n, complex, false);
+      const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine()));
+      const auto q = sp::compute_permanent(m, test_options::with_engine(sparse));
+      INFO("n = " << n << (complex ? " complex" : " real") << ": gpu-dense " << sp::complex_text(g) << " (" << g.plan
+                  << "), gpu-sparse " << sp::complex_text(q));
+      test_agreement::check_agree(g, q);
+      std::printf("n = %d %s: gpu-dense %.3f s, gpu-sparse %.3f s\n", n, complex ? "complex" : "real",
+                  g.seconds.compute, q.seconds.compute);
+    }
+  }
+}
+
+TEST_CASE("gpu-dense: one queue and two give the same sums bit for bit over many chunks") {
+  sp::random_stream s(3);
+  for (const bool complex : {false, true}) {
+    const auto m = random_dense(s, 23, complex, false);
+    const auto one = sp::permanent_gpu_dense(m, {.devices = {0}, .min_chunk_bits = 12, .max_chunk_bits = 14});
+    const auto two = sp::permanent_gpu_dense(m, {.devices = {0, 0}, .min_chunk_bits = 12, .max_chunk_bits = 14});
+    const auto whole = sp::permanent_gpu_dense(m);
+    INFO(one.plan);
+    CHECK(one.plan.find("chunks of 2^") != std::string::npos);
+    CHECK(one.value == two.value);
+    CHECK(one.imag == two.imag);
+    REQUIRE(whole.error_bound.has_value());
+    CHECK(std::hypot(one.value - whole.value, one.imag - whole.imag) <= 2 * *whole.error_bound);
+  }
+}
+
+TEST_CASE("gpu-dense's bound says something: a positive dense matrix, and a value moved past it") {
+  sp::random_stream s(11);
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < 26; ++i)
+    for (int j = 0; j < 26; ++j) entries.push_back({i, j, 0.5 + s.uniform()});
+  const auto m = sp::sparse_matrix::from_entries(26, std::move(entries));
+  const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine()));
+  const auto q = sp::compute_permanent(m, test_options::with_engine(&sp::description_of<sp::engines::gpu_sparse>));
+  REQUIRE(g.error_bound.has_value());
+  CHECK(*g.error_bound <= 1e-10 * std::abs(g.value));
+  CHECK(std::abs(g.value - q.value) <= *g.error_bound + *q.error_bound);
+  const double tampered = g.value + 3 * (*g.error_bound + *q.error_bound);
+  CHECK(std::abs(tampered - q.value) > *g.error_bound + *q.error_bound);
+}
+
+TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense") {
+  sp::random_stream s(32);
+  const auto m = random_dense(s, 32, true, false);
+  const auto r = sp::compute_permanent(m);
+  INFO(r.plan);
+  CHECK(r.engine.find("gpu-dense") != std::string::npos);
+}
