@@ -148,21 +148,28 @@ def batch(sizes, threads_list, repeats):
 
 
 def gpu_batch(sizes, count, repeats):
-    """CPU threads against one GPU warp per matrix; fewer matrices at larger n (about 2^30 steps)."""
-    print(f"| n | matrices | cpu-sparse s ({os.cpu_count()} threads) | gpu-sparse s | of which kernel s "
-          "(CUDA events) | GPU speed-up | auto chose |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
+    """CPU threads against one GPU warp per matrix, and auto (which may give each matrix the whole GPU:
+    gpu-dense); fewer matrices at larger n (about 2^30 steps, at least 64). Beyond n = 24 (no warp
+    route) and 26 (the CPU's lanes take seconds a matrix) auto alone."""
+    print(f"| n | matrices | cpu-sparse s ({os.cpu_count()} threads) | gpu-sparse s (a warp each) | of which kernel s "
+          "(CUDA events) | auto s | auto ran | best of the two / auto |")
+    print("|---:|---:|---:|---:|---:|---:|---|---:|")
     rng = np.random.default_rng(4)
     for n in sizes:
         k = max(64, min(count, (1 << 30) >> n))
         a = (rng.standard_normal((k, n, n)) + 1j * rng.standard_normal((k, n, n))) / np.sqrt(2 * n)
-        sparseperm.permanents(a[:64], engine="gpu-sparse")  # the context, before timing
-        cpu = median_seconds(lambda: sparseperm.permanents(a, engine="cpu-sparse"), repeats)
-        gpu = median_seconds(lambda: sparseperm.permanents(a, engine="gpu-sparse"), repeats)
-        kernel = re.search(r"the kernel (\S+) s", sparseperm.permanents(a, engine="gpu-sparse")[0].plan)
-        auto = sparseperm.permanents(a)[0].engine
-        print(f"| {n} | {k} | {cpu:.4f} | {gpu:.4f} | {kernel.group(1) if kernel else '?'} | {cpu / gpu:.1f} | "
-              f"{auto} |", flush=True)
+        sparseperm.permanents(a[:64], engine="gpu-sparse" if n <= 24 else "auto")  # the context, before timing
+        cpu = median_seconds(lambda: sparseperm.permanents(a, engine="cpu-sparse"), repeats) if n <= 26 else None
+        gpu = kernel = None
+        if n <= 24:
+            gpu = median_seconds(lambda: sparseperm.permanents(a, engine="gpu-sparse"), repeats)
+            kernel = re.search(r"the kernel (\S+) s", sparseperm.permanents(a, engine="gpu-sparse")[0].plan)
+        auto = median_seconds(lambda: sparseperm.permanents(a), repeats)
+        engines = sorted({r.engine for r in sparseperm.permanents(a)})
+        best = min(t for t in (cpu, gpu) if t is not None) if cpu or gpu else None
+        print(f"| {n} | {k} | {f'{cpu:.4f}' if cpu else '-'} | {f'{gpu:.4f}' if gpu else '-'} | "
+              f"{kernel.group(1) if kernel else '-'} | {auto:.4f} | {', '.join(engines)} | "
+              f"{f'{best / auto:.1f}' if best else '-'} |", flush=True)
 
 
 def dense(sizes, repeats):

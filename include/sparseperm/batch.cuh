@@ -6,9 +6,10 @@
 // frontier), so the Ryser loop is its engine. Such a "dense" matrix (n from dense_lanes_min_n to
 // dense_batch_max_n) skips the planner: with floating values it runs in SIMD lanes, four matrices of
 // one size at a time on one CPU thread (ryser/dense_lanes.cuh), or, on a CUDA build with a device,
-// on the GPU with one warp per matrix (gpu/dense_batch_kernel.cuh) when gpu_batch_pays says the GPU
-// is the faster (a model fitted on an H100 host, its constants in the cpu-sparse and gpu-sparse
-// tags); with integer values in an exact arithmetic (automatic precision) it runs cpu-sparse's loop
+// on the GPU when gpu_batch_pays says the GPU is the faster (a model fitted on an H100 host, its
+// constants in the cpu-sparse, gpu-sparse and gpu-dense tags): each size with one warp per matrix
+// (gpu/dense_batch_kernel.cuh, n ≤ 24), or with the whole GPU per matrix, one after the other
+// (gpu-dense), whichever gpu_batch_size_choice says is sooner; with integer values in an exact arithmetic (automatic precision) it runs cpu-sparse's loop
 // on one thread. Every other matrix goes through compute_permanent on one thread; and when the
 // batch has fewer matrices than threads, each matrix gets them all (one after the other).
 //
@@ -39,6 +40,7 @@
 #include "core/progress.cuh"
 #include "detail/threads.cuh"
 #include "engines/cpu_sparse.cuh"
+#include "engines/gpu_dense.cuh"
 #include "engines/gpu_sparse.cuh"
 #include "matrix/exactness.cuh"
 #include "matrix/sparse_matrix.cuh"
@@ -56,7 +58,8 @@ namespace sparseperm {
 inline constexpr int dense_batch_min_n = detail::tiny_matrix_n + 1;
 inline constexpr int dense_batch_max_n = detail::dense_lanes_max_n;
 
-// One warp per matrix on the GPU from n = 7 (64 steps: two a lane) to this n (2^18 steps a lane).
+// One warp per matrix on the GPU from n = 7 (64 steps: two a lane) to this n (2^18 steps a lane);
+// the whole GPU per matrix (gpu-dense) up to dense_batch_max_n.
 inline constexpr int gpu_batch_min_n = dense_batch_min_n;
 inline constexpr int gpu_batch_max_n = 24;
 
@@ -144,24 +147,44 @@ inline lanes_check check_for_lanes(const sparse_matrix& a, const compute_options
 
 inline double dense_batch_steps(int n) { return std::ldexp(1.0, n - 1) * (n + 2); }
 
+// How the GPU runs `count` dense matrices of one size: a warp each (n ≤ gpu_batch_max_n; waves of
+// about a thousand resident warps, each lane slow) or the whole GPU each (gpu-dense, one run after
+// another), whichever the model says is sooner, and in how many seconds.
+struct gpu_batch_size_choice {
+  bool whole_gpu = false;
+  double seconds = 0;
+};
+inline gpu_batch_size_choice choose_gpu_batch_mode(int n, std::int64_t count, bool complex) {
+  using warp = engines::gpu_sparse;
+  using whole = engines::gpu_dense;
+  const double matrices = static_cast<double>(count);
+  const double whole_seconds =
+      matrices * (whole::batch_run_seconds + std::ldexp(1.0, n - 1) * dense_rows_for(n) * whole::row_step_seconds *
+                                                 (complex ? whole::complex_factor : 1));
+  if (n > gpu_batch_max_n) return {true, whole_seconds};
+  const double factor = complex ? engines::cpu_sparse::complex_factor : 1;
+  const double warp_seconds = matrices * warp::batch_prepare_per_entry_seconds * n * n +
+                              std::ceil(matrices / warp::batch_resident_warps) * dense_batch_steps(n) / 32 *
+                                  warp::batch_lane_step_per_row_seconds * factor;
+  return warp_seconds <= whole_seconds ? gpu_batch_size_choice{false, warp_seconds}
+                                       : gpu_batch_size_choice{true, whole_seconds};
+}
+
 // Whether the GPU runs the dense matrices of these sizes sooner than `threads` CPU threads' lanes
 // would.
 inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int threads) {
   using cpu = engines::cpu_sparse;
-  using gpu = engines::gpu_sparse;
-  const double factor = complex ? cpu::complex_factor : 1;
   const double lanes_factor = complex ? cpu::batch_complex_factor : 1;
-  std::vector<double> count(gpu_batch_max_n + 1, 0);
-  double cpu_seconds = 0, gpu_seconds = gpu::batch_setup_seconds;
+  std::vector<std::int64_t> count(dense_batch_max_n + 1, 0);
+  double cpu_seconds = 0, gpu_seconds = engines::gpu_sparse::batch_setup_seconds;
   for (int n : sizes) {
     cpu_seconds += (cpu::batch_matrix_seconds + dense_batch_steps(n) * cpu::batch_step_per_row_seconds * lanes_factor) /
                    std::max(threads, 1);
-    gpu_seconds += gpu::batch_prepare_per_entry_seconds * n * n;
     ++count[static_cast<std::size_t>(n)];
   }
-  for (int n = gpu_batch_min_n; n <= gpu_batch_max_n; ++n) {
-    const double waves = std::ceil(count[static_cast<std::size_t>(n)] / gpu::batch_resident_warps);
-    gpu_seconds += waves * dense_batch_steps(n) / 32 * gpu::batch_lane_step_per_row_seconds * factor;
+  for (int n = gpu_batch_min_n; n <= dense_batch_max_n; ++n) {
+    if (count[static_cast<std::size_t>(n)] > 0)
+      gpu_seconds += choose_gpu_batch_mode(n, count[static_cast<std::size_t>(n)], complex).seconds;
   }
   return gpu_seconds < cpu_seconds;
 }
@@ -280,8 +303,10 @@ class batch_run {
         if (!lanes.eligible) lanes = check_for_lanes(matrix(k), options_);
         complex_[at] = lanes.complex ? 1 : 0;
         const int n = values_ ? values_->n : matrix(k).n();
-        // gpu-sparse asked for: the GPU's route or the engine itself, never the CPU's loops
-        const bool gpu = compiled_for_gpu && lanes.eligible && n >= gpu_batch_min_n && n <= gpu_batch_max_n;
+        // gpu-sparse asked for: the GPU's route (a warp a matrix) or the engine itself, never the
+        // CPU's loops; auto: a warp or the whole GPU a matrix
+        const bool gpu = compiled_for_gpu && lanes.eligible && n >= gpu_batch_min_n &&
+                         n <= (gpu_asked ? gpu_batch_max_n : dense_batch_max_n);
         if (lanes.eligible) {
           routes_[at] = gpu && (gpu_asked || options_.engine.automatic()) ? batch_route::dense_gpu
                         : gpu_asked                                       ? batch_route::planned
@@ -432,24 +457,49 @@ class batch_run {
     });
   }
 
+  // The GPU's matrices: of each size, those the whole GPU runs one after another (auto, where
+  // choose_gpu_batch_mode says so), then the rest a warp each in one launch per size and kind.
   void run_gpu_route() {
 #if defined(__CUDACC__)
     if (gpu_group_.empty() || failed_ || stopped()) return;
+    std::vector<std::int64_t> count((dense_batch_max_n + 1) * 2, 0);  // by n and kind
+    const auto size_of = [&](std::int64_t k) {
+      return static_cast<std::size_t>(matrices_[static_cast<std::size_t>(k)]->n() * 2 +
+                                      complex_[static_cast<std::size_t>(k)]);
+    };
+    for (std::int64_t k : gpu_group_) ++count[size_of(k)];
+    std::vector<std::int64_t> warps;
+    for (std::int64_t k : gpu_group_) {
+      const sparse_matrix& a = *matrices_[static_cast<std::size_t>(k)];
+      const bool whole =
+          options_.engine.automatic() &&
+          choose_gpu_batch_mode(a.n(), count[size_of(k)], complex_[static_cast<std::size_t>(k)] != 0).whole_gpu;
+      if (!whole) {
+        warps.push_back(k);
+        continue;
+      }
+      guarded(k, [&] {
+        permanent_result& r = results_[static_cast<std::size_t>(k)];
+        r = engines::gpu_dense::run(engine_task{a}, one_);
+        add_input_rounding(r, a);
+      });
+    }
+    if (warps.empty() || failed_ || stopped()) return;
     try {
       std::vector<const sparse_matrix*> group;
-      for (std::int64_t k : gpu_group_) group.push_back(matrices_[static_cast<std::size_t>(k)].get());
-      run_dense_gpu(group, gpu_group_, results_,
+      for (std::int64_t k : warps) group.push_back(matrices_[static_cast<std::size_t>(k)].get());
+      run_dense_gpu(group, warps, results_,
                     {.device = options_.first_device(),
                      .engine = engines::gpu_sparse::name,
                      .threads = options_.threads,
                      .precision = options_.precision,
                      .min_n = gpu_batch_min_n,
                      .max_n = gpu_batch_max_n});
-      for (std::int64_t k : gpu_group_)
+      for (std::int64_t k : warps)
         add_input_rounding(results_[static_cast<std::size_t>(k)], *matrices_[static_cast<std::size_t>(k)]);
-      if (progress_) progress_->done.fetch_add(gpu_group_.size(), std::memory_order_relaxed);
+      if (progress_) progress_->done.fetch_add(warps.size(), std::memory_order_relaxed);
     } catch (...) {
-      failures_[static_cast<std::size_t>(gpu_group_.front())] = std::current_exception();
+      failures_[static_cast<std::size_t>(warps.front())] = std::current_exception();
     }
 #endif
   }

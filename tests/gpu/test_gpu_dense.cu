@@ -1,7 +1,7 @@
 // gpu-dense against the reference (real and complex, every precision, n = 2..22 in the compiled
 // sizes 16 and 24), against gpu-sparse where the reference is slow (n = 25..32, padding and none),
 // one queue and two bit for bit over many chunks, bounds that say something, and auto's choice of
-// it for a dense complex block.
+// it for a dense complex block and in batches.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/perm.cuh>
@@ -125,4 +125,34 @@ TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense") {
   const auto r = sp::compute_permanent(m);
   INFO(r.plan);
   CHECK(r.engine.find("gpu-dense") != std::string::npos);
+}
+
+TEST_CASE("a batch: small dense matrices a warp each, few large ones the whole GPU each (gpu-dense)") {
+  sp::random_stream s(64);
+  std::vector<sp::sparse_matrix> batch;
+  for (int k = 0; k < 200; ++k) batch.push_back(random_dense(s, 12, k % 2 == 1, false));             // a warp each
+  for (int k = 0; k < 8; ++k) batch.push_back(random_dense(s, k < 4 ? 22 : 27, k % 2 == 1, false));  // whole GPU
+  sp::compute_options options;
+  options.threads = 2;
+  const auto results = sp::compute_permanents(
+      static_cast<std::int64_t>(batch.size()), [&](std::int64_t k) { return batch[static_cast<std::size_t>(k)]; },
+      options);
+  REQUIRE(results.size() == batch.size());
+  int warps = 0, whole = 0;
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const auto single = sp::compute_permanent(batch[k], test_options::with_engine(dense_engine()));
+    INFO("matrix " << k << ", n = " << batch[k].n() << ": " << results[k].engine << " (" << results[k].plan << ")");
+    if (batch[k].n() == 12) {
+      CHECK(results[k].engine == "gpu-sparse");
+      CHECK(results[k].plan.find("a warp each") != std::string::npos);
+      ++warps;
+    } else {
+      CHECK(results[k].engine == "gpu-dense");
+      CHECK(results[k].plan.find("dense: ") != std::string::npos);
+      ++whole;
+    }
+    test_agreement::check_agree(results[k], single);
+  }
+  CHECK(warps == 200);
+  CHECK(whole == 8);
 }

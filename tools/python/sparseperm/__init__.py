@@ -398,8 +398,8 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
     batch: an array of shape (B, n, n), or any sequence of matrices as ``permanent`` takes them.
     The options apply to every matrix. A matrix with every entry nonzero (7 <= n <= 30) needs no
     plan: floating ones run Ryser's loop four at a time in the SIMD lanes of one CPU thread (or, where
-    there is a GPU and the batch is worth it, n <= 24, on one warp of the GPU each), integer ones on
-    one CPU thread each, exactly. engine="cpu-sparse" or
+    there is a GPU and the batch is worth it, on one warp of the GPU each, n <= 24, or on the whole
+    GPU each, gpu-dense, whichever is sooner), integer ones on one CPU thread each, exactly. engine="cpu-sparse" or
     "gpu-sparse" makes that choice; other engines run every matrix as ``permanent`` would. Returns
     Results (a sequence of Result in the batch's order, with numpy arrays ``values``,
     ``error_bounds`` and ``exact``); the first matrix that fails raises, its index in the message
