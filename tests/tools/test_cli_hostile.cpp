@@ -139,36 +139,66 @@ TEST_CASE("a file's name never becomes code: compute --engine cpu-cached, and sp
   CHECK_FALSE(fs::exists(dir / "PWNED"));
 }
 
+namespace {
+
+// The cache the attacks below start from: refused while others may write to it or while it is
+// another user's, then holding the modules of m4 and of a second matrix. Built once: doctest runs
+// the test case's body again for each subcase, and each build compiles two modules (seconds each);
+// every subcase starts from a copy of the pristine entry instead.
+struct attacked_cache {
+  fs::path dir, cache, entry, entry2, pristine, marker;
+  std::string m4, m2, evil;
+};
+
+const attacked_cache& prepared_cache() {
+  static const attacked_cache prepared = [] {
+    attacked_cache c;
+    c.dir = fresh_dir("cache-attacks");
+    c.cache = c.dir / "cache";
+    c.m4 = (c.dir / "m4.mtx").string();
+    c.m2 = (c.dir / "two.mtx").string();
+    write(c.m4, mycielski4);
+    write(c.m2, two);
+    c.marker = c.dir / "PWNED";
+    c.evil = malicious_library(c.dir, c.marker);
+    // a cache others may write to, or another user's: refused before anything is compiled or loaded
+    fs::create_directories(c.cache);
+    ::chmod(c.cache.c_str(), 0777);
+    const auto open_cache = run_raw(compute_in(c.cache, c.m4));
+    CHECK(open_cache.code == 2);
+    CHECK(open_cache.err.find("may be written by others") != std::string::npos);
+    CHECK(fs::is_empty(c.cache));
+    if (::geteuid() == 0) {
+      const fs::path theirs = c.dir / "theirs";
+      fs::create_directories(theirs);
+      ::chmod(theirs.c_str(), 0700);
+      REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
+      const auto r = run_raw(compute_in(theirs, c.m4));
+      CHECK(r.code == 2);
+      CHECK(r.err.find("belongs to another user") != std::string::npos);
+    }
+    ::chmod(c.cache.c_str(), 0700);
+    c.entry = entry_of(computed(run_raw(compute_in(c.cache, c.m4))));
+    c.entry2 = entry_of(computed(run_raw(compute_in(c.cache, c.m2))));
+    c.pristine = c.dir / "pristine-entry";
+    fs::copy(c.entry, c.pristine, fs::copy_options::recursive);
+    return c;
+  }();
+  return prepared;
+}
+
+}  // namespace
+
 TEST_CASE("the module cache: private, verified before loading, rebuilt when anything is wrong") {
   if (!has_compiler()) return;
-  const fs::path dir = fresh_dir("cache-attacks");
-  const fs::path cache = dir / "cache";
-  const std::string m4 = (dir / "m4.mtx").string(), m2 = (dir / "two.mtx").string();
-  write(m4, mycielski4);
-  write(m2, two);
-  const fs::path marker = dir / "PWNED";
-  const std::string evil = malicious_library(dir, marker);
-
-  // a cache others may write to, or another user's: refused before anything is compiled or loaded
-  fs::create_directories(cache);
-  ::chmod(cache.c_str(), 0777);
-  const auto open_cache = run_raw(compute_in(cache, m4));
-  CHECK(open_cache.code == 2);
-  CHECK(open_cache.err.find("may be written by others") != std::string::npos);
-  CHECK(fs::is_empty(cache));
-  if (::geteuid() == 0) {
-    const fs::path theirs = dir / "theirs";
-    fs::create_directories(theirs);
-    ::chmod(theirs.c_str(), 0700);
-    REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
-    const auto r = run_raw(compute_in(theirs, m4));
-    CHECK(r.code == 2);
-    CHECK(r.err.find("belongs to another user") != std::string::npos);
-  }
-  ::chmod(cache.c_str(), 0700);
-
-  const fs::path entry = entry_of(computed(run_raw(compute_in(cache, m4))));
-  const fs::path entry2 = entry_of(computed(run_raw(compute_in(cache, m2))));
+  const attacked_cache& prepared = prepared_cache();
+  const fs::path &dir = prepared.dir, &cache = prepared.cache, &entry = prepared.entry, &entry2 = prepared.entry2,
+                 &marker = prepared.marker;
+  const std::string &m4 = prepared.m4, &evil = prepared.evil;
+  // this subcase's entry: as m4's first run left it
+  fs::remove_all(entry);
+  fs::copy(prepared.pristine, entry, fs::copy_options::recursive);
+  ::chmod(entry.c_str(), 0700);
   struct stat status {};
   REQUIRE(::stat(cache.c_str(), &status) == 0);
   CHECK((status.st_mode & 0777) == 0700);
