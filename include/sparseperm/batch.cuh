@@ -190,7 +190,7 @@ inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int thre
 }
 
 inline permanent_result run_dense_cpu(const sparse_matrix& a, const compute_options& options) {
-  permanent_result r = run_dense_unplanned(a, options);
+  permanent_result r = run_unplanned(a, options);
   add_input_rounding(r, a);
   r.seconds.total = r.seconds.compute;
   return r;

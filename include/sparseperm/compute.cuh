@@ -37,6 +37,7 @@
 #include "numeric/scaled_double.cuh"
 #include "planner.cuh"
 #include "structure/matching.cuh"
+#include "structure/repeated_lines.cuh"
 
 namespace sparseperm {
 
@@ -459,40 +460,30 @@ inline std::optional<permanent_result> run_tiny(const sparse_matrix& matrix, con
   return run_engine({matrix, nullptr}, description_of<engines::reference>, options);
 }
 
-// cpu-sparse's loop on one thread, without a plan: small dense matrices (run_small_dense) and a
-// batch's dense integer ones (batch.cuh).
-inline permanent_result run_dense_unplanned(const sparse_matrix& matrix, const compute_options& options) {
+// cpu-sparse's loop on one thread, without a plan: small matrices (run_small) and a batch's
+// dense integer ones (batch.cuh).
+inline permanent_result run_unplanned(const sparse_matrix& matrix, const compute_options& options) {
   permanent_result r = permanent_cpu_sparse(
       matrix, {.threads = 1, .progress = options.progress, .precision = options.precision, .sharing = {}});
-  r.plan = "dense, no plan: " + r.plan;
+  const bool dense = matrix.nnz() == static_cast<std::int64_t>(matrix.n()) * matrix.n();
+  r.plan = (dense ? "dense, no plan: " : "small, no plan: ") + r.plan;
   return r;
 }
 
-// `auto` on a dense matrix (every entry nonzero) of n <= 12 without two equal rows or columns: no
-// structure for a plan to find (equal lines would go to glynn over their multiplicities), and
-// cpu-sparse's loop on one thread takes microseconds (2^11 steps at most), where planning takes tens
-// and a second thread's start as much again. The same conditions as run_tiny.
+// `auto` on a matrix of n <= 12 that is dense (every entry nonzero), or of n <= 8 of any pattern,
+// without two identical rows or columns: cpu-sparse's loop on one thread takes microseconds (2^11
+// steps at most), where planning takes tens and a second thread's start as much again. A dense
+// matrix has no structure for a plan to find; a small sparse one has too few steps for structure to
+// save what planning costs. Identical lines go to the planner (glynn over their multiplicities),
+// as does a structurally singular matrix (the planner says why it is 0). The same conditions as
+// run_tiny.
 inline constexpr int small_dense_max_n = 12;
+inline constexpr int small_any_max_n = 8;
 
-// Whether two rows (or, through the columns' spans, two columns) of a dense matrix are equal.
-inline bool has_equal_lines(const sparse_matrix& dense) {
-  const int n = dense.n();
-  const auto equal = [](std::span<const double> a, std::span<const double> b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
-  };
-  for (int i = 0; i < n; ++i) {
-    for (int k = i + 1; k < n; ++k) {
-      if (equal(dense.row_values(i), dense.row_values(k)) && equal(dense.row_imag(i), dense.row_imag(k))) return true;
-      if (equal(dense.column_values(i), dense.column_values(k)) && equal(dense.column_imag(i), dense.column_imag(k)))
-        return true;
-    }
-  }
-  return false;
-}
-
-inline std::optional<permanent_result> run_small_dense(const sparse_matrix& matrix, const compute_options& options) {
+inline std::optional<permanent_result> run_small(const sparse_matrix& matrix, const compute_options& options) {
   const int n = matrix.n();
-  if (n <= tiny_matrix_n || n > small_dense_max_n || matrix.nnz() != static_cast<std::int64_t>(n) * n ||
+  const bool dense = matrix.nnz() == static_cast<std::int64_t>(n) * n;
+  if (n <= tiny_matrix_n || n > (dense ? small_dense_max_n : small_any_max_n) ||
       options.precision != precision::automatic || !options.checkpoint.empty() || options.processes != nullptr) {
     return std::nullopt;
   }
@@ -500,9 +491,10 @@ inline std::optional<permanent_result> run_small_dense(const sparse_matrix& matr
     return std::nullopt;
   }
   if (!matrix.has_integer_values() && row_grid_refusal(matrix)) return std::nullopt;
-  if (has_equal_lines(matrix)) return std::nullopt;
+  if (!dense && maximum_matching(matrix).size < n) return std::nullopt;
+  if (has_identical_lines(matrix)) return std::nullopt;
   memory_limit_setting();  // a setting that is not a size is refused here too
-  return run_dense_unplanned(matrix, options);
+  return run_unplanned(matrix, options);
 }
 
 }  // namespace detail
@@ -523,7 +515,7 @@ inline permanent_result compute_permanent_as_is(const sparse_matrix& matrix, con
       }
     }
     std::optional<permanent_result> tiny = detail::run_tiny(matrix, options);
-    if (!tiny) tiny = detail::run_small_dense(matrix, options);
+    if (!tiny) tiny = detail::run_small(matrix, options);
     if (tiny) {
       result = std::move(*tiny);
       add_input_rounding(result, matrix);

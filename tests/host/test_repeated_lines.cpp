@@ -51,6 +51,32 @@ TEST_CASE("identical rows and columns are found bit for bit, near twins are not"
   CHECK(sp::identical_columns(z).classes() == 2);
 }
 
+TEST_CASE("has_identical_lines answers as the classes do, on random matrices") {
+  sp::random_stream stream(41);
+  int with = 0, without = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int n = 1 + static_cast<int>(stream.below(8));
+    // few distinct values and a low density: twins happen, and rows equal in values but not in columns
+    sp::sparse_matrix m = test_support::random_matrix(stream, n, round % 2 ? 0.3 : 1.0, sp::value_kind::ones, false);
+    if (round % 3 == 0 && n >= 2)
+      m = sp::expand_lines(m, std::vector<int>(n, 1), [&] {
+        std::vector<int> c(n, 1);
+        c[0] = 2;
+        c[n - 1] = 0;
+        return c;
+      }());
+    const bool expected = sp::identical_rows(m).classes() < m.n() || sp::identical_columns(m).classes() < m.n();
+    CAPTURE(m.n());
+    CHECK(sp::has_identical_lines(m) == expected);
+    (expected ? with : without) += 1;
+  }
+  CHECK(with >= 50);
+  CHECK(without >= 50);
+  // one row's entry moved to another column, same values: not identical
+  const auto shifted = sp::sparse_matrix::from_entries(2, {{0, 0, 1}, {1, 1, 1}});
+  CHECK_FALSE(sp::has_identical_lines(shifted));
+}
+
 TEST_CASE("expand_lines refuses multiplicities that do not fit the matrix") {
   const auto base = sp::sparse_matrix::from_entries(2, {{0, 0, 1}, {1, 1, 1}});
   CHECK_THROWS_AS(sp::expand_lines(base, {1, 1, 1}, {1, 1}), std::invalid_argument);

@@ -44,9 +44,12 @@ class sparse_matrix {
         throw std::invalid_argument("sparse_matrix: entry index out of range");
       }
     }
-    std::sort(entries.begin(), entries.end(), [](const matrix_entry& a, const matrix_entry& b) {
+    const auto column_major = [](const matrix_entry& a, const matrix_entry& b) {
       return a.column != b.column ? a.column < b.column : a.row < b.row;
-    });
+    };
+    if (!std::is_sorted(entries.begin(), entries.end(), column_major)) {  // dense readers give them sorted
+      std::sort(entries.begin(), entries.end(), column_major);
+    }
     for (std::size_t k = 1; k < entries.size(); ++k) {
       if (entries[k].row == entries[k - 1].row && entries[k].column == entries[k - 1].column) {
         throw std::invalid_argument("sparse_matrix: repeated entry");
@@ -96,8 +99,8 @@ class sparse_matrix {
       throw std::invalid_argument("sparse_matrix::from_dense: size is not n*n");
     }
     std::vector<matrix_entry> entries;
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
+    for (int j = 0; j < n; ++j) {  // column-major: from_entries' order
+      for (int i = 0; i < n; ++i) {
         const double v = row_major[static_cast<std::size_t>(i) * n + j];
         if (v != 0) entries.push_back({i, j, v});
       }

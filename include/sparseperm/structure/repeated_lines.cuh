@@ -6,6 +6,8 @@
 //                              parts: a value that differs in its last bit is another row), in the
 //                              order of their first rows
 //   identical_columns(a)       the same for columns
+//   has_identical_lines(a)     whether two rows or two columns are identical (the classes' question
+//                              alone, without allocating: a microsecond call's share)
 //   expand_lines(a, r, c)      the matrix with row i repeated r[i] times and column j c[j] times (0
 //                              drops the line): what multiplicities stand for
 #include <algorithm>
@@ -75,6 +77,21 @@ inline line_classes identical_rows(const sparse_matrix& a) {
 }
 
 inline line_classes identical_columns(const sparse_matrix& a) { return identical_rows(detail::transposed(a)); }
+
+inline bool has_identical_lines(const sparse_matrix& a) {
+  const auto same = [](auto x, auto y) { return std::equal(x.begin(), x.end(), y.begin(), y.end()); };
+  for (int i = 0; i < a.n(); ++i) {
+    for (int k = i + 1; k < a.n(); ++k) {
+      if (same(a.row_columns(i), a.row_columns(k)) && same(a.row_values(i), a.row_values(k)) &&
+          same(a.row_imag(i), a.row_imag(k)))
+        return true;
+      if (same(a.column_rows(i), a.column_rows(k)) && same(a.column_values(i), a.column_values(k)) &&
+          same(a.column_imag(i), a.column_imag(k)))
+        return true;
+    }
+  }
+  return false;
+}
 
 // The largest matrix repeating lines may make: its dimension, and its nonzeros (a matrix's planning
 // holds about 250 bytes per nonzero: 2^22 of them about 1 GB and a few seconds; 10^8 took 22 GB and
