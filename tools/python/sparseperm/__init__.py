@@ -48,9 +48,6 @@ _INCLUDE_DIR = _HEADERS if os.path.isdir(os.path.join(_HEADERS, "sparseperm")) e
 # Integers beyond 2^53 are not all doubles: such a matrix could not be computed as given.
 _MAX_EXACT_INTEGER = 2**53
 
-# The arrays the library reads as they are (permanent's fast path).
-_DOUBLES = (np.dtype(np.float64), np.dtype(np.complex128))
-
 
 class Result:
     """A permanent and how it was computed: the record the command-line tool prints with ``--json``.
@@ -377,14 +374,11 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     run here, OverflowError where double precision overflows, KeyboardInterrupt on Ctrl-C.
     """
     options = _options(engine, precision, threads, devices, rows, cols, time_limit)
-    if type(A) is np.ndarray and A.ndim == 2 and A.dtype == np.int64:
-        return Result(_core.compute_dense_integers(np.ascontiguousarray(A), options))
-    if type(A) is np.ndarray and A.ndim == 2 and (A.dtype in _DOUBLES or A.dtype.kind in "iub"):
-        # no coordinates: the library reads the array itself
-        values = A if A.dtype in _DOUBLES else _as_dense_values(A)
-        if values.dtype == np.float64:
-            return Result(_core.compute_dense(np.ascontiguousarray(values), None, options))
-        return Result(_core.compute_dense_complex(np.ascontiguousarray(values), options))
+    if type(A) is np.ndarray:
+        # float64, complex128, integer and bool arrays: no coordinates, the library reads the array
+        record = _core.compute_array(A, options)
+        if record is not None:
+            return Result(record)
     n, r, c, re, im = _coordinates(A)
     return Result(_core.compute(n, r, c, re, im, options))
 

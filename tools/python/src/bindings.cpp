@@ -3,25 +3,29 @@
 // the GIL released; a long one runs on a worker thread while this thread looks for Ctrl-C.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <bit>
 #include <chrono>
-#include <complex>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <sparseperm/matrix/input_error.cuh>
 
@@ -35,18 +39,6 @@ namespace {
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using value_array = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using dense_batch = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
-using dense_square = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-using integer_square = nb::ndarray<const std::int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-using complex_square = nb::ndarray<const std::complex<double>, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-
-// An n × n array's n; std::invalid_argument (ValueError) for any other shape.
-template <class Array>
-int square_side(const Array& a) {
-  if (a.shape(1) != a.shape(0))
-    throw std::invalid_argument("the matrix is " + std::to_string(a.shape(0)) + " x " + std::to_string(a.shape(1)) +
-                                ": not square");
-  return static_cast<int>(a.shape(0));
-}
 
 PyObject* sparseperm_error = nullptr;   // SparsepermError(RuntimeError): a run that failed
 PyObject* unavailable_error = nullptr;  // EngineUnavailableError(SparsepermError): not on this machine
@@ -205,6 +197,107 @@ auto interruptible(bool long_run, const F& f) {
 
 constexpr int long_run_size = 20;  // below, a Ryser run is milliseconds: no worker thread
 
+// A run so short that releasing the GIL and taking it back would cost more than the run: the
+// planner's microsecond paths (auto on n <= 8).
+bool brief_run(int n, const door_options& options) {
+  return n <= 8 && options.row_multiplicities.empty() && options.column_multiplicities.empty() &&
+         automatic_engine(options);
+}
+
+// A square array's numbers, row-major (imag empty for a real array).
+struct dense_values {
+  int n = 0;
+  std::vector<double> real, imag;
+};
+
+// An integer element of `size` bytes as a double; std::invalid_argument beyond 2^53, where doubles
+// no longer hold every integer.
+double integer_at(const unsigned char* at, Py_ssize_t size, bool is_signed) {
+  const auto read = [at]<class T>(T) {
+    T x;
+    std::memcpy(&x, at, sizeof x);
+    return x;
+  };
+  constexpr std::int64_t largest = std::int64_t{1} << 53;
+  std::int64_t x = 0;
+  if (is_signed) {
+    x = size == 1   ? read(std::int8_t{})
+        : size == 2 ? read(std::int16_t{})
+        : size == 4 ? read(std::int32_t{})
+                    : read(std::int64_t{});
+  } else {
+    const std::uint64_t u = size == 1   ? read(std::uint8_t{})
+                            : size == 2 ? read(std::uint16_t{})
+                            : size == 4 ? read(std::uint32_t{})
+                                        : read(std::uint64_t{});
+    x = u > static_cast<std::uint64_t>(largest) ? largest + 1 : static_cast<std::int64_t>(u);
+  }
+  if (x > largest || x < -largest)
+    throw std::invalid_argument("an integer entry is beyond 2^53, which a double does not hold exactly");
+  return static_cast<double>(x);
+}
+
+// The numbers of a 2-D array of float64, complex128, integers or bools, read through the buffer
+// protocol with its strides; nullopt for any other object or element type (the package converts
+// those). std::invalid_argument for a non-square shape and for integers a double does not hold.
+std::optional<dense_values> read_dense_values(nb::handle array) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> release(&view, PyBuffer_Release);
+  std::string_view format = view.format != nullptr ? view.format : "B";
+  if (!format.empty() &&
+      (format[0] == '@' || format[0] == '=' || (format[0] == '<' && std::endian::native == std::endian::little))) {
+    format.remove_prefix(1);
+  }
+  enum class kind { real, complex, signed_integer, unsigned_integer };
+  kind k;
+  if (format == "d" && view.itemsize == 8) {
+    k = kind::real;
+  } else if (format == "Zd" && view.itemsize == 16) {
+    k = kind::complex;
+  } else if (format.size() == 1 && std::string_view("bhilq").find(format[0]) != std::string_view::npos) {
+    k = kind::signed_integer;
+  } else if (format.size() == 1 && std::string_view("?BHILQ").find(format[0]) != std::string_view::npos) {
+    k = kind::unsigned_integer;
+  } else {
+    return std::nullopt;
+  }
+  const bool integer = k == kind::signed_integer || k == kind::unsigned_integer;
+  if (view.ndim != 2 ||
+      (integer && view.itemsize != 1 && view.itemsize != 2 && view.itemsize != 4 && view.itemsize != 8))
+    return std::nullopt;
+  if (view.shape[0] != view.shape[1]) {
+    throw std::invalid_argument("the matrix is " + std::to_string(view.shape[0]) + " x " +
+                                std::to_string(view.shape[1]) + ": not square");
+  }
+  check_size(view.shape[0]);  // before the copy
+  dense_values values;
+  values.n = static_cast<int>(view.shape[0]);
+  const std::size_t n = static_cast<std::size_t>(view.shape[0]);
+  values.real.resize(n * n);
+  if (k == kind::complex) values.imag.resize(n * n);
+  const auto* base = static_cast<const unsigned char*>(view.buf);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const unsigned char* at =
+          base + static_cast<Py_ssize_t>(i) * view.strides[0] + static_cast<Py_ssize_t>(j) * view.strides[1];
+      double& out = values.real[i * n + j];
+      if (k == kind::real) {
+        std::memcpy(&out, at, sizeof out);
+      } else if (k == kind::complex) {
+        std::memcpy(&out, at, sizeof out);
+        std::memcpy(&values.imag[i * n + j], at + sizeof(double), sizeof(double));
+      } else {
+        out = integer_at(at, view.itemsize, k == kind::signed_integer);
+      }
+    }
+  }
+  return values;
+}
+
 // The Python exception of a library error: EngineUnavailableError for an engine this machine lacks,
 // OverflowError, KeyboardInterrupt, SparsepermError for a run that failed; ValueError for a bad matrix
 // or option. A batch's failing matrix is its own error's type with the batch's message ("matrix K: ").
@@ -254,9 +347,12 @@ void register_exceptions(nb::module_& m) {
 // One dense n × n matrix (row-major; imag null for a real one) computed with the GIL released, on a
 // worker thread where it may run long.
 result_record dense_result(int n, const double* real, const double* imag, const door_options& options) {
-  return result_record{
-      interruptible(n >= long_run_size || !options.row_multiplicities.empty(),
-                    [&](sparseperm::progress_counter& p) { return compute_dense(n, real, imag, options, p); })};
+  const auto run = [&](sparseperm::progress_counter& p) { return compute_dense(n, real, imag, options, p); };
+  if (brief_run(n, options)) {
+    sparseperm::progress_counter progress;
+    return result_record{run(progress)};
+  }
+  return result_record{interruptible(n >= long_run_size || !options.row_multiplicities.empty(), run)};
 }
 
 void define_computing(nb::module_& m) {
@@ -286,45 +382,18 @@ void define_computing(nb::module_& m) {
                           [&](sparseperm::progress_counter& p) { return compute(matrix, options, p); })};
       },
       nb::arg("n"), nb::arg("rows"), nb::arg("cols"), nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+  // A 2-D numpy array of float64, complex128, integers or bools, read in place through the buffer
+  // protocol, any strides (nanobind's ndarray import goes through DLPack: a capsule and a managed
+  // tensor a call, much of a 4 × 4 call's time); None for any other array (the package converts it).
   m.def(
-      "compute_dense",
-      [](const dense_square& real, const std::optional<dense_square>& imag, const door_options& options) {
-        const int n = square_side(real);
-        if (imag && (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1)))
-          throw std::invalid_argument("the imaginary parts' shape differs");
-        const double* im = imag ? imag->data() : nullptr;
-        return dense_result(n, real.data(), im, options);
+      "compute_array",
+      [](nb::handle array, const door_options& options) -> std::optional<result_record> {
+        std::optional<dense_values> values = read_dense_values(array);
+        if (!values) return std::nullopt;
+        return dense_result(values->n, values->real.data(), values->imag.empty() ? nullptr : values->imag.data(),
+                            options);
       },
-      nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
-  // complex128 arrays split here (numpy's copies of .real and .imag were half of a 4 × 4 call)
-  m.def(
-      "compute_dense_complex",
-      [](const complex_square& a, const door_options& options) {
-        const int n = square_side(a);
-        std::vector<double> real(a.size()), imag(a.size());
-        for (std::size_t k = 0; k < real.size(); ++k) {
-          real[k] = a.data()[k].real();
-          imag[k] = a.data()[k].imag();
-        }
-        return dense_result(n, real.data(), imag.data(), options);
-      },
-      nb::arg("values"), nb::arg("options"));
-  // int64 arrays as doubles here (numpy's abs, max and astype took 3 µs of a 4 × 4 call)
-  m.def(
-      "compute_dense_integers",
-      [](const integer_square& a, const door_options& options) {
-        const int n = square_side(a);
-        constexpr std::int64_t largest = std::int64_t{1} << 53;  // every integer up to it is a double
-        std::vector<double> values(a.size());
-        for (std::size_t k = 0; k < values.size(); ++k) {
-          const std::int64_t x = a.data()[k];
-          if (x > largest || x < -largest)
-            throw std::invalid_argument("an integer entry is beyond 2^53, which a double does not hold exactly");
-          values[k] = static_cast<double>(x);
-        }
-        return dense_result(n, values.data(), nullptr, options);
-      },
-      nb::arg("values"), nb::arg("options"));
+      nb::arg("array"), nb::arg("options"));
 }
 
 void define_batches(nb::module_& m) {

@@ -18,15 +18,6 @@ namespace {
 
 [[noreturn]] void bad_input(const std::string& message) { throw std::invalid_argument(message); }
 
-void check_size(std::int64_t n) {
-  if (n < 0) bad_input("a matrix cannot have a negative size");
-  if (n > max_matrix_market_dimension) {
-    throw engine_error(engine_error::kind::too_large, "the matrix is " + std::to_string(n) + " x " + std::to_string(n) +
-                                                          ", beyond the size limit of " +
-                                                          std::to_string(max_matrix_market_dimension));
-  }
-}
-
 matrix_entry checked_entry(std::int64_t n, std::int64_t i, std::int64_t j, double re, double im) {
   if (i < 0 || i >= n || j < 0 || j >= n) {
     bad_input("entry (" + std::to_string(i) + ", " + std::to_string(j) + ") is outside the " + std::to_string(n) +
@@ -86,6 +77,17 @@ void read_settings(door_options& o) {
   o.read = std::move(options);
 }
 
+void check_size(std::int64_t n) {
+  if (n < 0) bad_input("a matrix cannot have a negative size");
+  if (n > max_matrix_market_dimension) {
+    throw engine_error(engine_error::kind::too_large, "the matrix is " + std::to_string(n) + " x " + std::to_string(n) +
+                                                          ", beyond the size limit of " +
+                                                          std::to_string(max_matrix_market_dimension));
+  }
+}
+
+bool automatic_engine(const door_options& o) { return o.read && o.read->engine.automatic(); }
+
 door_matrix read_matrix_market_file(const std::string& path) {
   const matrix_market_file file = read_matrix_market(path);
   door_matrix m;
@@ -127,8 +129,8 @@ sparse_matrix dense_matrix(int n, const double* real, const double* imag, std::i
   entries.reserve(size);
   const double* re = real + static_cast<std::size_t>(k) * size;
   const double* im = imag ? imag + static_cast<std::size_t>(k) * size : nullptr;
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
+  for (int j = 0; j < n; ++j) {  // column-major: the matrix's own order, nothing to sort
+    for (int i = 0; i < n; ++i) {
       const std::size_t at = static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
       const double x = re[at], y = im ? im[at] : 0.0;
       if (x != 0 || y != 0 || !std::isfinite(x) || !std::isfinite(y)) entries.push_back(checked_entry(n, i, j, x, y));

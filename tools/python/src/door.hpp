@@ -37,6 +37,11 @@ struct door_options {
 };
 // Reads the settings (std::invalid_argument, with Python's names, for a bad one) into o.read.
 void read_settings(door_options& o);
+// n × n within the size the library reads (engine_error too_large beyond it, std::invalid_argument
+// below 0).
+void check_size(std::int64_t n);
+// Whether the settings leave the engine to the planner (read_settings first).
+bool automatic_engine(const door_options& o);
 
 door_matrix read_matrix_market_file(const std::string& path);
 permanent_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
