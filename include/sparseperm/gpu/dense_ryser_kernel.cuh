@@ -98,10 +98,13 @@ permanent_result run_gpu_dense_in(const sparse_matrix& matrix, const std::vector
     k.resources = held;
     return k;
   });
+  constexpr int held_columns = dense_held_columns<N, X>;
+  const std::string in_registers = held_columns == 0 ? "x alone"
+                                                     : "x and the lowest " + std::to_string(held_columns) +
+                                                           " Gray column" + (held_columns == 1 ? "" : "s");
   result.plan = "dense: " + std::to_string(N) + " rows" + (N > n ? " (" + std::to_string(N - n) + " of padding)" : "") +
-                ", x and the lowest " + std::to_string(dense_held_columns<N, X>) + " Gray column" +
-                (dense_held_columns<N, X> == 1 ? "" : "s") + " in registers, the matrix in shared memory (" +
-                std::to_string(shared_bytes) + " bytes per block); " + Sum::description() + result.plan;
+                ", " + in_registers + " in registers, the matrix in shared memory (" + std::to_string(shared_bytes) +
+                " bytes per block); " + Sum::description() + result.plan;
   return result;
 }
 
