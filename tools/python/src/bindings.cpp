@@ -1,6 +1,7 @@
 // sparseperm._sparseperm: the extension module behind the Python package (sparseperm/__init__.py
 // turns Python inputs into coordinates and results into Python numbers). The computation runs with
-// the GIL released; a long one runs on a worker thread while this thread looks for Ctrl-C.
+// the GIL released (but a brief one: brief_run); a long one runs on a worker thread while this
+// thread looks for Ctrl-C.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -345,7 +346,7 @@ void register_exceptions(nb::module_& m) {
 }
 
 // One dense n × n matrix (row-major; imag null for a real one) computed with the GIL released, on a
-// worker thread where it may run long.
+// worker thread where it may run long; a brief run (brief_run) keeps the GIL.
 result_record dense_result(int n, const double* real, const double* imag, const door_options& options) {
   const auto run = [&](sparseperm::progress_counter& p) { return compute_dense(n, real, imag, options, p); };
   if (brief_run(n, options)) {
