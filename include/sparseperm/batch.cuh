@@ -159,8 +159,8 @@ inline gpu_batch_size_choice choose_gpu_batch_mode(int n, std::int64_t count, bo
   using whole = engines::gpu_dense;
   const double matrices = static_cast<double>(count);
   const double whole_seconds =
-      matrices * (whole::batch_run_seconds + std::ldexp(1.0, n - 1) * dense_rows_for(n) * whole::row_step_seconds *
-                                                 (complex ? whole::complex_factor : 1));
+      matrices * (whole::batch_run_seconds + std::ldexp(1.0, n - 1) * dense_rows_for(n, complex) *
+                                                 whole::row_step_seconds * (complex ? whole::complex_factor : 1));
   if (n > gpu_batch_max_n) return {true, whole_seconds};
   const double factor = complex ? engines::cpu_sparse::complex_factor : 1;
   const double warp_seconds = matrices * warp::batch_prepare_per_entry_seconds * n * n +

@@ -194,6 +194,43 @@ TEST_CASE("the GPU queue's chunks cover the Gray steps exactly, aligned, up to n
   }
 }
 
+TEST_CASE("an even launch covers its range once, every thread the same fewest multiple of the granule") {
+  sp::random_stream s(2611);
+  int plans = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::uint64_t granule = std::uint64_t{1} << s.below(5);  // 1..16
+    const std::uint64_t first = 1 + (std::uint64_t{1} << 40) * (trial % 3 == 0 ? 0 : s.below(1u << 20));
+    const std::uint64_t steps = trial % 4 == 0 ? 1 + s.below(100) : (std::uint64_t{1} << (10 + s.below(34))) - 1;
+    const std::uint64_t threads = trial % 5 == 0 ? 132 * 256 : 1 + s.below(1u << 17);
+    CAPTURE(first);
+    CAPTURE(steps);
+    CAPTURE(threads);
+    CAPTURE(granule);
+    const sp::launch_plan plan = sp::plan_even_launch(first, first + steps, threads, granule);
+    REQUIRE(plan.count == 1);
+    const sp::launch& l = plan[0];
+    const std::uint64_t per_thread = (steps + threads - 1) / threads;
+    CHECK(l.chunk % granule == 0);
+    CHECK(l.threads <= threads);
+    CHECK(l.chunk * l.threads >= steps);                                    // every step has a thread
+    CHECK(l.chunk - per_thread < std::max(granule, per_thread / 128 + 1));  // and at most 1/128 idle
+    CHECK(l.thread_first(0) == first);
+    CHECK(l.thread_end(l.threads - 1) == first + steps);
+    CHECK(l.thread_first(l.threads - 1) < first + steps);  // no thread without steps
+    CHECK((l.thread_first(l.threads - 1) - 1) % granule == 0);
+    const std::uint64_t g = per_thread / 128 > granule ? sp::detail::bit_floor(per_thread / 128) : granule;
+    CHECK(l.chunk % g == 0);  // threads start on the same steps of blocks of g
+    CHECK(sp::longest_thread_steps(plan) == l.chunk);
+    ++plans;
+  }
+  // n = 28 on an H100's 33792 gpu-dense threads: 3972 steps a thread in multiples of 16, where
+  // Algorithm 2 gives 4096
+  const sp::launch_plan h100 = sp::plan_even_launch(1, sp::step_count(28), 132 * 256, 8);
+  CHECK(h100[0].chunk == 3984);
+  CHECK(sp::longest_thread_steps(sp::plan_range_launches(1, sp::step_count(28), 132 * 256, 1024)) == 4096);
+  CHECK(plans == 400);
+}
+
 TEST_CASE("ranks of unequal speed: the dealing gives the slow rank fewer chunks, every chunk runs once") {
   // rank r takes (r + 1) ms a chunk on 2 workers: rank 0 should run the most, rank 3 the fewest
   constexpr std::uint64_t chunks = 240;

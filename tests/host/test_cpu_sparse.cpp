@@ -70,20 +70,24 @@ TEST_CASE("cpu-sparse agrees with the reference on random matrices, n = 1..14") 
 
 namespace {
 
-// gpu-dense's thread (ryser/dense_ryser.cuh) and cpu-sparse's loop over the same columns and the
-// same aligned chunks (of 2^chunk_bits steps): their sums of the terms, and the sum of |terms|.
-template <int N, class X, class Sum>
+// gpu-dense's thread (ryser/dense_ryser.cuh, its columns Stride values apart) and cpu-sparse's loop
+// over the same columns and the same aligned chunks (of 2^chunk_bits steps): their sums of the terms,
+// and the sum of |terms|.
+template <int N, class X, class Sum, int Stride = N>
 void dense_and_sparse_sums(const sp::sparse_matrix& m, int chunk_bits, Sum& dense, Sum& sparse) {
   const int n = m.n();
   const auto columns = sp::detail::make_ryser_columns<X>(m, m.columns_by_degree(), false);
   const sp::detail::dense_columns<X> d(columns, N, sp::detail::dense_held_columns<N, X>);
+  std::vector<X> spaced(static_cast<std::size_t>(d.stored) * Stride, X{7});  // the gaps never read
+  for (int j = 0; j < d.stored; ++j) std::copy_n(d.values.begin() + j * N, N, spaced.begin() + j * Stride);
   const sp::detail::sparse_columns_view<X> v{n, columns.start.data(), columns.rows.data(), columns.values.data(),
                                              columns.x0.data()};
   std::vector<X> x(static_cast<std::size_t>(n));
   const std::uint64_t end = sp::step_count(n), chunk = std::uint64_t{1} << chunk_bits;
   for (std::uint64_t first = 1; first < end; first += chunk) {
     const std::uint64_t last = std::min(first + chunk, end);
-    sp::detail::dense_ryser_steps<N>(d.view(), first, last, dense);
+    sp::detail::dense_ryser_steps<N, Stride>(sp::detail::dense_columns_view<X>{spaced.data(), d.x0.data()}, first, last,
+                                             dense);
     sp::detail::sparse_ryser_steps(v, x.data(), 1, first, last, sparse);
   }
 }
@@ -114,20 +118,21 @@ TEST_CASE("gpu-dense's loop sums what cpu-sparse's does, in every register layou
         test_support::random_matrix(s, n, density, integers ? sp::value_kind::integers : sp::value_kind::uniform, true);
     const auto complex = test_support::random_complex(s, n, density, integers);
     if (real.has_empty_line() || complex.has_empty_line()) continue;
-    // real: two held columns (N = 12), one (N = 40); complex: one (N = 12), none (N = 28)
+    // real: two held columns (N = 12), one (N = 40); complex: one (N = 12), none (N = 28, and N = 30,
+    // whose product ends in two leftover rows)
     sp::detail::compensated_sum dense12, sparse12, dense40, sparse40;
     dense_and_sparse_sums<12, double>(real, chunk_bits, dense12, sparse12);
-    dense_and_sparse_sums<40, double>(real, chunk_bits, dense40, sparse40);
+    dense_and_sparse_sums<40, double, sp::detail::compensated_sum, 42>(real, chunk_bits, dense40, sparse40);
     check_same_sum(dense12, sparse12, integers);
     check_same_sum(dense40, sparse40, integers);
     using complex_sum = sp::detail::complex_sum<sp::detail::compensated_sum>;
-    complex_sum complex_dense12, complex_sparse12, complex_dense28, complex_sparse28;
-    dense_and_sparse_sums<12, sp::complex_double>(complex, chunk_bits, complex_dense12, complex_sparse12);
-    dense_and_sparse_sums<28, sp::complex_double>(complex, chunk_bits, complex_dense28, complex_sparse28);
-    for (const auto* pair : {&complex_dense12, &complex_dense28}) {
-      const complex_sum& sparse = pair == &complex_dense12 ? complex_sparse12 : complex_sparse28;
-      check_same_sum(pair->re, sparse.re, integers);
-      check_same_sum(pair->im, sparse.im, integers);
+    complex_sum dense[3], sparse[3];
+    dense_and_sparse_sums<12, sp::complex_double>(complex, chunk_bits, dense[0], sparse[0]);
+    dense_and_sparse_sums<28, sp::complex_double, complex_sum, 29>(complex, chunk_bits, dense[1], sparse[1]);
+    dense_and_sparse_sums<30, sp::complex_double>(complex, chunk_bits, dense[2], sparse[2]);
+    for (int k = 0; k < 3; ++k) {
+      check_same_sum(dense[k].re, sparse[k].re, integers);
+      check_same_sum(dense[k].im, sparse[k].im, integers);
     }
     ++checked;
   }
@@ -135,6 +140,8 @@ TEST_CASE("gpu-dense's loop sums what cpu-sparse's does, in every register layou
   static_assert(sp::detail::dense_held_columns<12, double> == 2 && sp::detail::dense_held_columns<40, double> == 1);
   static_assert(sp::detail::dense_held_columns<12, sp::complex_double> == 1 &&
                 sp::detail::dense_held_columns<28, sp::complex_double> == 0);
+  static_assert(sp::detail::dense_rows_for(30, true) == 30 && sp::detail::dense_rows_for(30, false) == 32 &&
+                sp::detail::dense_rows_for(29, true) == 30 && sp::detail::dense_rows_for(31, true) == 32);
 }
 
 TEST_CASE("signed real matrices with cancellation") {

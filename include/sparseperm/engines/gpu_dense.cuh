@@ -47,8 +47,8 @@ struct gpu_dense : ryser_engine {
       e.why = "exact arithmetic: it would run gpu-sparse's kernel";
       return;
     }
-    e.seconds = setup_seconds + std::ldexp(1.0, a.n() - 1) * detail::dense_rows_for(a.n()) * row_step_seconds *
-                                    (a.is_complex() ? complex_factor : 1);
+    e.seconds = setup_seconds + std::ldexp(1.0, a.n() - 1) * detail::dense_rows_for(a.n(), a.is_complex()) *
+                                    row_step_seconds * (a.is_complex() ? complex_factor : 1);
   }
 };
 

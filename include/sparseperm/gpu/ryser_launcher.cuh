@@ -95,7 +95,12 @@ struct device_kernel {
   std::uint64_t threads = 0;  // what the device keeps resident; the run uses the least over its devices
   int registers = 0;
   std::string description;  // the device, the kernel's shared memory
-  // launch_one(grid, work, partial, stride, stream): one launch of Algorithm 2
+  // 0: a chunk runs as Algorithm 2's launches into device memory, cleared before and copied back
+  // after; else as one launch whose threads take the same multiple of even_granule steps
+  // (plan_even_launch: kernels that walk any aligned range) and write their sums, once, straight
+  // into pinned host memory (mapped: unified addressing)
+  std::uint64_t even_granule = 0;
+  // launch_one(grid, work, partial, stride, stream): one launch of the plan
   std::function<void(unsigned, const launch&, Sum*, std::uint64_t, cudaStream_t)> launch_one;
   std::shared_ptr<void> resources;  // what the launches read and write, freed on the device's thread
 };
@@ -141,16 +146,28 @@ class device_agent {
   void launch(std::uint64_t c) {
     if (!started_) timer_.start(stream_.get());
     started_ = true;
-    const launch_plan plan = plan_range_launches(chunking_.first_of(c), chunking_.end_of(c), stride_, min_chunk_);
-    check(cudaMemsetAsync(partial_[next_].data(), 0, stride_ * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
-    for (int l = 0; l < plan.count; ++l) {
-      kernel_.launch_one(static_cast<unsigned>((plan[l].threads + kernel_.block - 1) / kernel_.block), plan[l],
-                         partial_[next_].data(), stride_, stream_.get());
-      check(cudaGetLastError(), "the kernel launch");
+    const launch_plan plan =
+        plan_chunk_launches(chunking_.first_of(c), chunking_.end_of(c), stride_, min_chunk_, kernel_.even_granule);
+    const auto launch_into = [&](Sum* sums) {
+      for (int l = 0; l < plan.count; ++l) {
+        kernel_.launch_one(static_cast<unsigned>((plan[l].threads + kernel_.block - 1) / kernel_.block), plan[l], sums,
+                           stride_, stream_.get());
+        check(cudaGetLastError(), "the kernel launch");
+      }
+    };
+    if (kernel_.even_granule != 0) {  // the threads write host_[next_] (reduced two chunks ago); the rest is 0
+      std::fill(host_[next_].data() + plan[0].threads, host_[next_].data() + stride_, Sum{});
+      Sum* mapped = nullptr;
+      check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host_[next_].data(), 0),
+            "cudaHostGetDevicePointer");
+      launch_into(mapped);
+    } else {
+      check(cudaMemsetAsync(partial_[next_].data(), 0, stride_ * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
+      launch_into(partial_[next_].data());
+      check(cudaMemcpyAsync(host_[next_].data(), partial_[next_].data(), stride_ * sizeof(Sum), cudaMemcpyDeviceToHost,
+                            stream_.get()),
+            "cudaMemcpyAsync from the device");
     }
-    check(cudaMemcpyAsync(host_[next_].data(), partial_[next_].data(), stride_ * sizeof(Sum), cudaMemcpyDeviceToHost,
-                          stream_.get()),
-          "cudaMemcpyAsync from the device");
     check(cudaEventRecord(copied_[next_].get(), stream_.get()), "cudaEventRecord");
     if (pending_) reduce_pending();  // while the device runs chunk c
     pending_ = c;
@@ -220,6 +237,7 @@ class device_pool {
   device_pool& operator=(const device_pool&) = delete;
 
   std::uint64_t threads() const { return threads_; }
+  std::uint64_t even_granule() const { return kernels_[first_started()].even_granule; }  // the same kernel on each
   std::size_t size() const { return devices_.size(); }
 
   // The dispatch's run: an agent a device that started, until the queue is empty.
@@ -261,9 +279,11 @@ class device_pool {
     }
     result.plan += "; " + where + ", " + std::to_string(result.registers_per_thread) + " registers; " +
                    std::to_string(chunking.chunks) + " chunk" + (chunking.chunks == 1 ? "" : "s") + " of 2^" +
-                   std::to_string(sparseperm::detail::highest_bit(chunking.chunk)) +
-                   " steps from one queue, each Algorithm 2's launches of " + std::to_string(threads_) +
-                   " threads a device, " + std::to_string(block) + " per block";
+                   std::to_string(sparseperm::detail::highest_bit(chunking.chunk)) + " steps from one queue, each " +
+                   (even_granule() == 0
+                        ? std::string("Algorithm 2's launches")
+                        : "one launch (the same multiple of " + std::to_string(even_granule()) + " steps a thread)") +
+                   " of " + std::to_string(threads_) + " threads a device, " + std::to_string(block) + " per block";
     for (std::size_t w = 0; w < devices_.size(); ++w) {
       if (!failures_[w]) continue;
       std::string why = "an unknown error";
@@ -279,6 +299,11 @@ class device_pool {
   }
 
  private:
+  std::size_t first_started() const {
+    std::size_t w = 0;
+    while (w + 1 < failures_.size() && failures_[w]) ++w;
+    return w;
+  }
   std::exception_ptr first_failure() const {
     for (const auto& f : failures_)
       if (f) return f;
@@ -318,8 +343,11 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
       options.sharing, sparseperm::detail::chunk_key(result.engine, Sum::description(), n) + "; chunks " +
                            std::to_string(chunking.chunks) + " of " + std::to_string(chunking.chunk) + "; " +
                            (std::is_floating_point_v<Product> || std::is_same_v<Product, complex_double>
-                                ? std::to_string(pool.threads()) + " threads a device, chunks of at least " +
-                                      std::to_string(min_chunk) + "; "
+                                ? std::to_string(pool.threads()) + " threads a device, " +
+                                      (pool.even_granule() == 0
+                                           ? "chunks of at least " + std::to_string(min_chunk)
+                                           : "one even launch in multiples of " + std::to_string(pool.even_granule())) +
+                                      "; "
                                 : "") +
                            options.identity};
   const std::vector<record> records =
@@ -330,8 +358,8 @@ void run_ryser_chunks(permanent_result& result, int n, const Product& start_term
       });
   pool.describe(result, chunking);
   sparseperm::detail::set_ryser_records<Sum>(
-      result, n, start_term, records, sparseperm::detail::longest_chunk_chain(chunking, pool.threads(), min_chunk),
-      facts);
+      result, n, start_term, records,
+      sparseperm::detail::longest_chunk_chain(chunking, pool.threads(), min_chunk, pool.even_granule()), facts);
   result.plan += sparseperm::detail::sharing_text(shared, chunking.chunks);
 }
 

@@ -29,16 +29,21 @@
 
 namespace sparseperm::detail {
 
-// The sizes the dense loop is compiled for: N = 16, 24, 28, ..., 48, a matrix of n rows running in
-// the smallest N ≥ n. From n = 21 on, at most 3 rows are padding, whose multiplications cost up to
-// 3/n of a step; below, a run takes milliseconds (each N and arithmetic is a kernel to compile).
+// The sizes the dense loop is compiled for: N = 16, 24, 28, ..., 48, and 30 for complex values, a
+// matrix of n rows running in the smallest N ≥ n. From n = 21 on, at most 3 rows are padding, whose
+// additions and multiplications cost up to 3/n of a step; below, a run takes milliseconds (each N
+// and arithmetic is a kernel to compile). Complex n = 29, 30 take N = 30: in N = 32 their padding
+// cost 6 % of a run of 10 ms, the last size under 60 % of the FP64 rate.
 inline constexpr int dense_max_n = 48;
 using dense_row_counts = std::integer_sequence<int, 16, 24, 28, 32, 36, 40, 44, 48>;
-constexpr int dense_rows_for(int n) { return n <= 16 ? 16 : n <= 24 ? 24 : (n + 3) / 4 * 4; }
+using dense_complex_row_counts = std::integer_sequence<int, 16, 24, 28, 30, 32, 36, 40, 44, 48>;
+constexpr int dense_rows_for(int n, bool complex) {
+  return n <= 16 ? 16 : n <= 24 ? 24 : complex && (n == 29 || n == 30) ? 30 : (n + 3) / 4 * 4;
+}
 
 // The matrix as the dense loop reads it: the Gray columns (the first n − 1 of the engine's order,
-// at least K + 1 stored, the extra ones zero) of N rows each, column j's row i at values[j·N + i],
-// and the start state x_0 (N rows, 1 in the padding).
+// at least K + 1 stored, the extra ones zero) of N rows each, column j's row i at values[j·Stride + i]
+// (Stride ≥ N), and the start state x_0 (N rows, 1 in the padding).
 template <class X>
 struct dense_columns_view {
   const X* values = nullptr;
@@ -72,17 +77,21 @@ struct dense_columns {
   dense_columns_view<X> view() const { return {values.data(), x0.data()}; }
 };
 
-// Π x over N values in four chains (N a multiple of 4).
+// Π x over N values in four chains (N even).
 template <int N, class X>
 SPARSEPERM_HOST_DEVICE inline X dense_product(const X (&x)[N]) {
-  static_assert(N % 4 == 0 && N >= 4, "dense_product: N must be a positive multiple of 4");
+  static_assert(N % 2 == 0 && N >= 4, "dense_product: N must be even and at least 4");
   X p0 = x[0], p1 = x[1], p2 = x[2], p3 = x[3];
   SPARSEPERM_UNROLL
-  for (int i = 4; i < N; i += 4) {
+  for (int i = 4; i + 3 < N; i += 4) {
     p0 = p0 * x[i];
     p1 = p1 * x[i + 1];
     p2 = p2 * x[i + 2];
     p3 = p3 * x[i + 3];
+  }
+  if constexpr (N % 4 == 2) {
+    p2 = p2 * x[N - 2];
+    p3 = p3 * x[N - 1];
   }
   return (p0 * p1) * (p2 * p3);
 }
@@ -95,23 +104,25 @@ SPARSEPERM_HOST_DEVICE inline void dense_update(X (&x)[N], const X* column, Part
 }
 
 // Adds the terms of the steps [first, end) (first ≥ 1) to `sum`: static blocks of 2^K steps whose
-// steps 1 .. 2^K − 1 flip the held columns, and steps 0 that read their column from memory.
-template <int N, class X, class Sum>
+// steps 1 .. 2^K − 1 flip the held columns, and steps 0 that read their column from memory (column
+// j at m.values + j·Stride).
+template <int N, int Stride = N, class X, class Sum>
 SPARSEPERM_HOST_DEVICE void dense_ryser_steps(const dense_columns_view<X>& m, std::uint64_t first, std::uint64_t end,
                                               Sum& sum) {
+  static_assert(Stride >= N, "dense_ryser_steps: columns of N rows");
   using part = part_type<X>;
   constexpr int K = dense_held_columns<N, X>;
   X x[N];
   SPARSEPERM_UNROLL
   for (int i = 0; i < N; ++i) x[i] = m.x0[i];
   for (std::uint64_t included = gray(first - 1); included != 0; included &= included - 1) {
-    dense_update<N>(x, m.values + static_cast<std::size_t>(trailing_zeros(included)) * N, part{1});
+    dense_update<N>(x, m.values + static_cast<std::size_t>(trailing_zeros(included)) * Stride, part{1});
   }
   X held[K > 0 ? K : 1][N];
   SPARSEPERM_UNROLL
   for (int k = 0; k < K; ++k) {
     SPARSEPERM_UNROLL
-    for (int i = 0; i < N; ++i) held[k][i] = m.values[k * N + i];
+    for (int i = 0; i < N; ++i) held[k][i] = m.values[k * Stride + i];
   }
   for_each_gray_block<K>(
       first, end,
@@ -134,7 +145,7 @@ SPARSEPERM_HOST_DEVICE void dense_ryser_steps(const dense_columns_view<X>& m, st
         });
       },
       [&](int column, bool inclusion, bool odd) {
-        dense_update<N>(x, m.values + static_cast<std::size_t>(column) * N, inclusion ? part{1} : part{-1});
+        dense_update<N>(x, m.values + static_cast<std::size_t>(column) * Stride, inclusion ? part{1} : part{-1});
         sum.add_signed(dense_product<N>(x), odd);
       });
 }

@@ -60,9 +60,11 @@ inline device_chunking plan_device_chunks(int n, int min_bits = device_chunk_bit
 }
 
 // The most additions into one per-thread accumulator over a chunk's launches.
-inline std::uint64_t longest_chunk_chain(const device_chunking& c, std::uint64_t threads, std::uint64_t min_chunk) {
+inline std::uint64_t longest_chunk_chain(const device_chunking& c, std::uint64_t threads, std::uint64_t min_chunk,
+                                         std::uint64_t granule = 0) {
   std::uint64_t chain = 1;
-  if (c.chunks > 0) chain = longest_thread_steps(plan_range_launches(c.first_of(0), c.end_of(0), threads, min_chunk));
+  if (c.chunks > 0)
+    chain = longest_thread_steps(plan_chunk_launches(c.first_of(0), c.end_of(0), threads, min_chunk, granule));
   return chain;
 }
 

@@ -20,7 +20,7 @@ namespace sparseperm {
 
 struct launch {
   std::uint64_t first_step = 0;  // thread t starts at first_step + t·chunk
-  std::uint64_t chunk = 0;       // steps per thread, a power of two
+  std::uint64_t chunk = 0;       // steps per thread: a power of two (Algorithm 2) or of granules
   std::uint64_t threads = 0;
   std::uint64_t end_step = 0;  // one past the last step of the launch
 
@@ -82,6 +82,40 @@ SPARSEPERM_HOST_DEVICE constexpr launch_plan generate_launch_parameters(int n, s
     return plan;
   }
   return plan_range_launches(1, step_count(n), threads, min_chunk);
+}
+
+// One launch over [first, end), every thread the same number of steps: the fewest multiple of g
+// that `threads` threads need, g the largest power of two ≥ granule and ≤ 1/128 of a thread's
+// steps (range starts ≡ 1 mod g: those of the GPU queue's chunks). Algorithm 2's power-of-two chunks
+// leave threads idle where the steps are not a power of two times the threads (an H100 keeps
+// 132 · 256 threads of gpu-dense: 3 % of a run of 2^27 steps, in three launches); here at most 1/128
+// of a thread's steps. For kernels that walk any range starting on a multiple of `granule` plus one
+// (gpu-dense: static blocks of 2^K ≤ granule steps); their threads flip different columns at one
+// step in g, where Algorithm 2's (chunks of 2^c) do at one in 2^c.
+SPARSEPERM_HOST_DEVICE constexpr launch_plan plan_even_launch(std::uint64_t first, std::uint64_t end,
+                                                              std::uint64_t threads, std::uint64_t granule) {
+  detail::expects(threads >= 1 && threads <= (std::uint64_t{1} << 31),
+                  "plan_even_launch: threads must be in [1, 2^31]");
+  detail::expects(detail::is_power_of_two(granule) && first >= 1 && first < end,
+                  "plan_even_launch: a range [first, end) with 1 <= first < end, a power-of-two granule");
+  launch_plan plan;
+  plan.first_step = first;
+  plan.end_step = end;
+  const std::uint64_t steps = end - first;
+  const std::uint64_t per_thread = (steps - 1) / threads + 1;
+  const std::uint64_t g = per_thread / 128 > granule ? detail::bit_floor(per_thread / 128) : granule;
+  detail::expects((first - 1) % g == 0, "plan_even_launch: the range must start at a multiple of its granule plus one");
+  const std::uint64_t chunk = ((per_thread - 1) / g + 1) * g;
+  plan.launches[plan.count++] = launch{first, chunk, (steps - 1) / chunk + 1, end};
+  return plan;
+}
+
+// A range's launches: Algorithm 2's (granule 0) or one even launch.
+SPARSEPERM_HOST_DEVICE constexpr launch_plan plan_chunk_launches(std::uint64_t first, std::uint64_t end,
+                                                                 std::uint64_t threads, std::uint64_t min_chunk,
+                                                                 std::uint64_t granule) {
+  return granule == 0 ? plan_range_launches(first, end, threads, min_chunk)
+                      : plan_even_launch(first, end, threads, granule);
 }
 
 // The most steps one thread takes over all launches of a plan (a chunk in each): the longest chain of
