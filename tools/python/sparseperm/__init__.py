@@ -63,15 +63,15 @@ class Result:
     (``registers_per_thread``, ...) is an attribute too, and ``record`` is the whole of it.
     """
 
-    __slots__ = ("value", "exact", "error_bound", "trusted_digits", "engine", "plan", "seconds", "n", "nnz",
-                 "threads", "mantissa", "exponent", "_record", "_dict", "_parts")
+    __slots__ = ("value", "exact", "error_bound", "exponent", "_mantissa", "_parts", "_record", "_dict", "_details")
 
     def __init__(self, record):
-        # record: the extension's _Record (the result kept in C++; its dict is made when asked for)
+        # record: the extension's _Record (the result kept in C++; the other attributes and the dict
+        # are made when asked for: a small matrix's call is mostly this)
         self._record = record
         self._dict: Optional[dict] = None
-        (self.exact, is_complex, real, imag, self.error_bound, self.trusted_digits, self.engine, self.plan,
-         self.seconds, self.n, self.nnz, self.threads, scaled) = record.summary()
+        self._details: Optional[tuple] = None
+        self.exact, is_complex, real, imag, self.error_bound, scaled = record.summary()
         self.exponent: int = 0
         if self.exact:
             real, imag = _decimal_int(real), _decimal_int(imag) if is_complex else 0
@@ -80,9 +80,50 @@ class Result:
             self.exponent = s["exponent"]
             real, imag = s["value"], s["imag"]
             self.error_bound = _scaled(s["error_bound"], self.exponent)
-        self.mantissa: Union[int, float, complex] = complex(real, imag) if is_complex else real
+        self._mantissa = (real, imag, is_complex)
         self._parts = (_scaled(real, self.exponent), _scaled(imag, self.exponent)) if scaled else (real, imag)
         self.value: Union[int, float, complex] = complex(*self._parts) if is_complex else self._parts[0]
+
+    def _detail(self, k: int):
+        if self._details is None:
+            self._details = self._record.details()
+        return self._details[k]
+
+    @property
+    def trusted_digits(self) -> Optional[int]:
+        """The significant decimal digits the bound guarantees (None when exact)."""
+        return self._detail(0)
+
+    @property
+    def engine(self) -> str:
+        return self._detail(1)
+
+    @property
+    def plan(self) -> str:
+        return self._detail(2)
+
+    @property
+    def seconds(self) -> float:
+        """The call's wall time."""
+        return self._detail(3)
+
+    @property
+    def n(self) -> int:
+        return self._detail(4)
+
+    @property
+    def nnz(self) -> int:
+        return self._detail(5)
+
+    @property
+    def threads(self) -> int:
+        return self._detail(6)
+
+    @property
+    def mantissa(self) -> Union[int, float, complex]:
+        """The value as computed; ``value == mantissa * 2**exponent``."""
+        real, imag, is_complex = self._mantissa
+        return complex(real, imag) if is_complex else real
 
     @property
     def record(self) -> dict:

@@ -142,9 +142,10 @@ sparse_matrix dense_matrix(int n, const double* real, const double* imag, std::i
 }  // namespace
 
 permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& o,
-                               progress_counter& progress) {
+                               progress_counter* progress) {
   check_size(n);
-  return compute_permanent(dense_matrix(n, real, imag, 0, o), to_options(o, &progress));
+  if (progress == nullptr && o.read) return compute_permanent(dense_matrix(n, real, imag, 0, o), *o.read);
+  return compute_permanent(dense_matrix(n, real, imag, 0, o), to_options(o, progress));
 }
 
 std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,

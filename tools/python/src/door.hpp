@@ -50,8 +50,9 @@ permanent_result compute(const door_matrix& matrix, const door_options& options,
 std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
                                             progress_counter& progress);
 // One dense n × n matrix, row-major (imag null, or beside real): no coordinates made in Python.
+// progress null: a brief run, which no Ctrl-C stops (the options are then used as read, not copied).
 permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& options,
-                               progress_counter& progress);
+                               progress_counter* progress);
 // B dense n × n matrices, row-major one after the other (imag null, or beside real).
 std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
                                                   const door_options& options, progress_counter& progress);
