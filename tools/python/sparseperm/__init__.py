@@ -89,35 +89,14 @@ class Result:
             self._details = self._record.details()
         return self._details[k]
 
-    @property
-    def trusted_digits(self) -> Optional[int]:
-        """The significant decimal digits the bound guarantees (None when exact)."""
-        return self._detail(0)
-
-    @property
-    def engine(self) -> str:
-        return self._detail(1)
-
-    @property
-    def plan(self) -> str:
-        return self._detail(2)
-
-    @property
-    def seconds(self) -> float:
-        """The call's wall time."""
-        return self._detail(3)
-
-    @property
-    def n(self) -> int:
-        return self._detail(4)
-
-    @property
-    def nnz(self) -> int:
-        return self._detail(5)
-
-    @property
-    def threads(self) -> int:
-        return self._detail(6)
+    trusted_digits = property(lambda self: self._detail(0),
+                              doc="The significant decimal digits the bound guarantees (None when exact).")
+    engine = property(lambda self: self._detail(1), doc="The engine, or the engines of a plan's blocks.")
+    plan = property(lambda self: self._detail(2), doc="How the engines ran, in words.")
+    seconds = property(lambda self: self._detail(3), doc="The call's wall time.")
+    n = property(lambda self: self._detail(4))
+    nnz = property(lambda self: self._detail(5))
+    threads = property(lambda self: self._detail(6))
 
     @property
     def mantissa(self) -> Union[int, float, complex]:
