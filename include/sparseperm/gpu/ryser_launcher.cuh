@@ -116,7 +116,13 @@ class device_agent {
   device_agent(const device_kernel<Sum>& kernel, std::uint64_t stride,
                const sparseperm::detail::device_chunking& chunking, std::uint64_t min_chunk,
                sparseperm::detail::chunk_queue& queue, const finish_function& finish)
-      : kernel_(kernel), stride_(stride), chunking_(chunking), min_chunk_(min_chunk), queue_(queue), finish_(finish) {}
+      : kernel_(kernel), stride_(stride), chunking_(chunking), min_chunk_(min_chunk), queue_(queue), finish_(finish) {
+    if (kernel_.even_granule != 0) {  // the threads write the pinned buffers themselves
+      for (int b = 0; b < 2; ++b)
+        check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped_[b]), host_[b].data(), 0),
+              "cudaHostGetDevicePointer");
+    }
+  }
 
   // Runs chunks until none is left (or a device that failed may give back none); the GPU time.
   // `fail_after`: a test's failure injected after that many chunks (negative: none).
@@ -157,10 +163,7 @@ class device_agent {
     };
     if (kernel_.even_granule != 0) {  // the threads write host_[next_] (reduced two chunks ago); the rest is 0
       std::fill(host_[next_].data() + plan[0].threads, host_[next_].data() + stride_, Sum{});
-      Sum* mapped = nullptr;
-      check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host_[next_].data(), 0),
-            "cudaHostGetDevicePointer");
-      launch_into(mapped);
+      launch_into(mapped_[next_]);
     } else {
       check(cudaMemsetAsync(partial_[next_].data(), 0, stride_ * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
       launch_into(partial_[next_].data());
@@ -193,8 +196,11 @@ class device_agent {
   sparseperm::detail::chunk_queue& queue_;
   const finish_function& finish_;
   const stream_handle stream_;
-  device_buffer<Sum> partial_[2] = {device_buffer<Sum>(stride_), device_buffer<Sum>(stride_)};
+  // the sums in device memory (Algorithm 2's launches; none for even launches) and on the host
+  device_buffer<Sum> partial_[2] = {device_buffer<Sum>(kernel_.even_granule != 0 ? 0 : stride_),
+                                    device_buffer<Sum>(kernel_.even_granule != 0 ? 0 : stride_)};
   pinned_buffer<Sum> host_[2] = {pinned_buffer<Sum>(stride_), pinned_buffer<Sum>(stride_)};
+  Sum* mapped_[2] = {nullptr, nullptr};  // host_ as the device sees it (even launches)
   const event_handle copied_[2];
   event_timer timer_;
   bool started_ = false;

@@ -37,8 +37,15 @@ namespace sparseperm::detail {
 inline constexpr int dense_max_n = 48;
 using dense_row_counts = std::integer_sequence<int, 16, 24, 28, 32, 36, 40, 44, 48>;
 using dense_complex_row_counts = std::integer_sequence<int, 16, 24, 28, 30, 32, 36, 40, 44, 48>;
+template <int... Rows>
+constexpr int smallest_rows_for(int n, std::integer_sequence<int, Rows...>) {
+  int rows = 0;
+  ((rows = rows == 0 && n <= Rows ? Rows : rows), ...);  // the sizes ascend
+  return rows;
+}
+// n ≤ dense_max_n
 constexpr int dense_rows_for(int n, bool complex) {
-  return n <= 16 ? 16 : n <= 24 ? 24 : complex && (n == 29 || n == 30) ? 30 : (n + 3) / 4 * 4;
+  return complex ? smallest_rows_for(n, dense_complex_row_counts{}) : smallest_rows_for(n, dense_row_counts{});
 }
 
 // The matrix as the dense loop reads it: the Gray columns (the first n − 1 of the engine's order,
