@@ -1,14 +1,16 @@
 // The generated engines' per-thread loops (purereg_steps, hybrid_steps, cached_steps), run on the
 // host exactly as GPU threads run them: Algorithm 2's launches and aligned chunks, one accumulator per
-// thread kept across launches, global rows strided by the thread count. gpu-purereg and gpu-hybrid
-// run with their largest static Gray blocks and forced ones (none, 2 steps, and Hybrid's 4 steps,
-// the first with step pairs); gpu-cached runs with its
-// cost model's layout and with forced ones: b = 0 (no static block), 1, 3 with the fewest register
-// rows, and 6 (clamped to n − 1 on small matrices); chunks of 2 steps (no whole block: every step
-// on the run-time path) and of 1024. cpu-cached runs as the library's permanent_cpu_cached<M> and
-// with forced blocks b = 1 and 3, on 1 and 8 OpenMP threads. Checked against the reference
-// engine on the random generated matrices of one part (SPARSEPERM_RANDOM_PART), and floating results'
-// error bounds against the exact rational permanent (n ≤ 16) or the reference's own bound.
+// thread kept across launches, global rows strided by the thread count; and cpu-cached's host loop on
+// OpenMP threads. Every matrix runs the layouts the library chooses (gpu-purereg's and gpu-hybrid's
+// largest static Gray blocks, gpu-cached's cost model, permanent_cpu_cached<M>) on 1 and 8 threads.
+// The forced layouts run on one share of three each (random_share: every share holds every size and
+// value kind): gpu-purereg and gpu-hybrid with no static block, 2 steps and Hybrid's 4 steps (the
+// first with step pairs); gpu-cached with b = 0 (no static block), 1, 3 with the fewest register
+// rows, and 6 (clamped to n − 1 on small matrices); cpu-cached with b = 1 and 3. gpu-cached runs in
+// chunks of 2 steps (no whole block: every step on the run-time path) on 8 threads and of 1024 on
+// one. Checked against the reference engine on the random generated matrices of one part
+// (SPARSEPERM_RANDOM_PART), and floating results' error bounds against the exact rational permanent
+// (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
 
 #include <sparseperm/engines/cpu_cached.cuh>
@@ -22,6 +24,7 @@
 #include <sparseperm/ryser/purereg_loop.cuh>
 #include <sparseperm/ryser/ryser_result.cuh>
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <type_traits>
@@ -65,8 +68,9 @@ struct residue_shapes {
 };
 
 // Exact mode beyond 128 bits: residues modulo the primes the bound asks for, and one more, through
-// every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference;
-// gpu-cached with its cost model's layout and with forced blocks of 2 and 64 steps.
+// every generated loop (GPU threads emulated, and cpu-cached's host loop), against the reference:
+// the library's layouts on every matrix, forced ones (gpu-cached's blocks of 2 and 64 steps among
+// them) on the matrix's share.
 template <class M>
 void check_residues(const sp::sparse_matrix& runtime, residue_shapes& shapes) {
   // dp's wide integers: exact where the reference's 128 bits are not
@@ -79,23 +83,29 @@ void check_residues(const sp::sparse_matrix& runtime, residue_shapes& shapes) {
     CHECK(r.permanent == reference.permanent);
   };
   using cached = sp::cached_plan<M, res>;
-  using wide = sp::cached_plan<M, res, 6>;
-  using narrow = sp::cached_plan<M, more, 1, 0>;
   CAPTURE(cached::b);
   CAPTURE(cached::exact_levels);
-  CAPTURE(wide::exact_levels);
   check(run_purereg<sp::purereg_plan<M, res>>(8));
-  check(run_purereg<sp::purereg_plan<M, more, 0>>(8));
-  check(run_hybrid<sp::hybrid_plan<M, more>>(8));
-  check(run_hybrid<sp::hybrid_plan<M, res, 1>>(1));
   check(run_cached<cached>(1, 1024));
-  check(run_cached<wide>(3, 1024));
-  check(run_cached<narrow>(8, 2));
-  check(run_cached<sp::cached_plan<M, more, 3, 0>>(8, 2));
   check(run_host<sp::cpu_cached_plan<M, res>>(4));
   shapes.record<cached>();
-  shapes.record<wide>();
-  shapes.record<narrow>();
+  if constexpr (runs_share<M>(0, 3)) {
+    check(run_purereg<sp::purereg_plan<M, more, 0>>(8));
+    check(run_hybrid<sp::hybrid_plan<M, more>>(8));
+  }
+  if constexpr (runs_share<M>(1, 3)) {
+    using wide = sp::cached_plan<M, res, 6>;
+    CAPTURE(wide::exact_levels);
+    check(run_hybrid<sp::hybrid_plan<M, res, 1>>(1));
+    check(run_cached<wide>(3, 1024));
+    shapes.record<wide>();
+  }
+  if constexpr (runs_share<M>(2, 3)) {
+    using narrow = sp::cached_plan<M, more, 1, 0>;
+    check(run_cached<narrow>(8, 2));
+    check(run_cached<sp::cached_plan<M, more, 3, 0>>(8, 2));
+    shapes.record<narrow>();
+  }
 }
 
 struct check_matrix {
@@ -104,6 +114,7 @@ struct check_matrix {
   int& residue_checked;
   int& bounds_checked;
   residue_shapes& shapes;
+  std::array<int, 3>& shares;  // matrices that ran each share of the forced layouts
 
   template <class M>
   void operator()() {
@@ -128,49 +139,55 @@ struct check_matrix {
     CAPTURE(pure::u);
     CAPTURE(hybrid::u);
     for (std::uint64_t threads : {1, 8}) {
-      const auto a = run_purereg<pure>(threads);
-      const auto b = run_hybrid<hybrid>(threads);
-      // forced static Gray blocks: none (the per-step loop), 2 steps, 4 steps (Hybrid's first pairs)
-      const auto a0 = run_purereg<sp::purereg_plan<M, arith, 0>>(threads);
-      const auto a1 = run_purereg<sp::purereg_plan<M, arith, 1>>(threads);
-      const auto b0 = run_hybrid<sp::hybrid_plan<M, arith, 0>>(threads);
-      const auto b1 = run_hybrid<sp::hybrid_plan<M, arith, 1>>(threads);
-      const auto b2 = run_hybrid<sp::hybrid_plan<M, arith, 2>>(threads);
       const std::uint64_t min_chunk = threads == 1 ? 1024 : 2;
-      const auto c0 = run_cached<sp::cached_plan<M, arith>>(threads, min_chunk);
-      const auto c1 = run_cached<sp::cached_plan<M, arith, 0>>(threads, min_chunk);
-      const auto c2 = run_cached<sp::cached_plan<M, arith, 1>>(threads, min_chunk);
-      const auto c3 = run_cached<sp::cached_plan<M, arith, 3, 0>>(threads, min_chunk);
-      const auto c4 = run_cached<sp::cached_plan<M, arith, 6>>(threads, min_chunk);
-      // cpu-cached: the library call, and the host loop with forced blocks (b = 1, 3) on OpenMP threads
       const int host_threads = static_cast<int>(threads);
-      const auto h0 = sp::permanent_cpu_cached<M>({.threads = host_threads});
-      CHECK(h0.engine == "cpu-cached");
-      const auto h1 = run_host<sp::cpu_cached_plan<M, arith, 1>>(host_threads);
-      const auto h2 = run_host<sp::cpu_cached_plan<M, arith, 3>>(host_threads);
-      for (const auto* r : {&a, &a0, &a1, &b, &b0, &b1, &b2, &c0, &c1, &c2, &c3, &c4, &h0, &h1, &h2}) {
+      // the library's layouts
+      std::vector<sp::permanent_result> results{run_purereg<pure>(threads), run_hybrid<hybrid>(threads),
+                                                run_cached<sp::cached_plan<M, arith>>(threads, min_chunk),
+                                                sp::permanent_cpu_cached<M>({.threads = host_threads})};
+      CHECK(results.back().engine == "cpu-cached");
+      // forced ones, a share each: static Gray blocks of none (the per-step loop), 2 and 4 steps
+      // (Hybrid's first pairs); gpu-cached's b = 0, 1, 3 (fewest register rows), 6; cpu-cached's b = 1, 3
+      if constexpr (runs_share<M>(0, 3)) {
+        results.push_back(run_purereg<sp::purereg_plan<M, arith, 0>>(threads));
+        results.push_back(run_hybrid<sp::hybrid_plan<M, arith, 1>>(threads));
+        results.push_back(run_cached<sp::cached_plan<M, arith, 0>>(threads, min_chunk));
+        results.push_back(run_host<sp::cpu_cached_plan<M, arith, 1>>(host_threads));
+      }
+      if constexpr (runs_share<M>(1, 3)) {
+        results.push_back(run_purereg<sp::purereg_plan<M, arith, 1>>(threads));
+        results.push_back(run_hybrid<sp::hybrid_plan<M, arith, 2>>(threads));
+        results.push_back(run_cached<sp::cached_plan<M, arith, 1>>(threads, min_chunk));
+        results.push_back(run_cached<sp::cached_plan<M, arith, 3, 0>>(threads, min_chunk));
+      }
+      if constexpr (runs_share<M>(2, 3)) {
+        results.push_back(run_hybrid<sp::hybrid_plan<M, arith, 0>>(threads));
+        results.push_back(run_cached<sp::cached_plan<M, arith, 6>>(threads, min_chunk));
+        results.push_back(run_host<sp::cpu_cached_plan<M, arith, 3>>(host_threads));
+      }
+      for (const sp::permanent_result& r : results) {
         if (arith::exact) {
           REQUIRE(reference.exact);
-          CHECK(r->exact);
-          CHECK(r->permanent == reference.permanent);
-        } else if (r->exact) {  // structurally singular, found at compile time (an exact 0), or
-                                // cpu-cached's default: residues, exact beyond 128 bits
-          CHECK(r->permanent == (exact_reference.exact ? exact_reference.permanent : std::string("0")));
+          CHECK(r.exact);
+          CHECK(r.permanent == reference.permanent);
+        } else if (r.exact) {  // structurally singular, found at compile time (an exact 0), or
+                               // cpu-cached's default: residues, exact beyond 128 bits
+          CHECK(r.permanent == (exact_reference.exact ? exact_reference.permanent : std::string("0")));
         } else {
           // positive matrices: 1e-10 relative; signed ones (n ≤ 14) and zero permanents (structurally
           // singular): against the size of Ryser's terms
           const double tolerance = constants_all_positive<M>() && reference.value != 0
                                        ? 1e-10 * std::fabs(reference.value)
                                        : 1e-13 * test_support::ryser_absolute_sum(runtime);
-          CHECK(std::fabs(r->value - reference.value) <= tolerance);
+          CHECK(std::fabs(r.value - reference.value) <= tolerance);
           // the error bound holds: against the exact rational permanent where it is cheap, else
           // against the reference within both bounds
-          REQUIRE(r->error_bound.has_value());
+          REQUIRE(r.error_bound.has_value());
           if (exact_value) {
-            CHECK(std::fabs(test_support::difference(r->value, *exact_value)) <= *r->error_bound);
+            CHECK(std::fabs(test_support::difference(r.value, *exact_value)) <= *r.error_bound);
           } else {
             REQUIRE(reference.error_bound.has_value());
-            CHECK(std::fabs(r->value - reference.value) <= *r->error_bound + *reference.error_bound);
+            CHECK(std::fabs(r.value - reference.value) <= *r.error_bound + *reference.error_bound);
           }
           ++bounds_checked;
         }
@@ -182,6 +199,7 @@ struct check_matrix {
     }
     ++count;
     exact += arith::exact;
+    for (int s = 0; s < 3; ++s) shares[s] += runs_share<M>(s, 3);
   }
 };
 
@@ -190,7 +208,8 @@ struct check_matrix {
 TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with the reference on random matrices") {
   int count = 0, exact = 0, residues = 0, bounds = 0;
   residue_shapes shapes;
-  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds, shapes});
+  std::array<int, 3> shares{};
+  FOR_EACH_RANDOM_MATRIX(check_matrix{count, exact, residues, bounds, shapes, shares});
   MESSAGE("part " << SPARSEPERM_RANDOM_PART << ": " << count << " generated matrices, " << exact
                   << " in exact arithmetic, " << residues << " also in residues; " << bounds
                   << " error bounds checked");
@@ -199,6 +218,9 @@ TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with
                                         << " with exact pairs inside sub-blocks, " << shapes.whole_block
                                         << " exact whole, " << shapes.many_sub_blocks
                                         << " gathered more than once a block");
+  MESSAGE("forced layouts: shares of " << shares[0] << ", " << shares[1] << " and " << shares[2] << " matrices"
+                                       << std::string(full_sweep ? " (the full sweep)" : ""));
   CHECK(count == 32);
+  for (const int share : shares) CHECK(share >= (full_sweep ? 32 : 12));
   CHECK(residues >= 10);
 }
