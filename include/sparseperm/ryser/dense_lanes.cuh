@@ -13,7 +13,9 @@
 //
 // The step loop is compiled twice, for AVX2 with FMA where the CPU has them (chosen at run time:
 // the library is compiled for any x86-64) and for the compiler's baseline target, where the
-// four-wide vectors are lowered to what the target has (two SSE2 operations each on x86-64).
+// four-wide vectors are lowered to what the target has (two SSE2 operations each on x86-64). With
+// AVX2 the preparation of the four matrices' grids and columns also runs a lane a matrix
+// (lanes_avx2); elsewhere it goes matrix by matrix (at n = 8 it took more than the walk).
 //
 //   dense_lanes_min_n, dense_lanes_max_n   the sizes with a step loop
 //   dense_lane_group                       up to four matrices' row grids, columns and start
@@ -239,6 +241,140 @@ lane_walk_function lane_walk_of(int n) {
                                 std::make_integer_sequence<int, dense_lanes_max_n - dense_lanes_min_n + 1>{});
 }
 
+// |re + i·im| rounded up by a few ulps: a square root where the squares stay normal (nanoseconds,
+// where hypot takes tens; n² times a matrix), else hypot.
+inline double lane_modulus_of(double re, double im) {
+  const double larger = std::max(std::fabs(re), std::fabs(im));
+  if (larger > 0x1p-400 && larger < 0x1p400) return std::sqrt(re * re + im * im) * (1 + 0x1p-50);
+  return std::hypot(re, im) * (1 + 0x1p-50);
+}
+
+#if SPARSEPERM_LANES_AVX2
+// dense_lane_group::prepare_lane's arithmetic for the four lanes at once, a lane of each vector a
+// matrix: the same operations in the same order, so the same grids, columns and facts (a modulus's
+// sum of squares may be fused, within the few ulps its rounding up covers). A vector of moduli
+// with a lane whose squares would leave double's normal range takes lane_modulus_of lane by lane.
+struct lanes_avx2 {
+  static constexpr double modulus_up = 1 + 0x1p-50;
+
+  __attribute__((target("avx2,fma"), always_inline)) static lane_vector abs(const lane_vector& v) {
+    constexpr long long m = 0x7fffffffffffffffLL;
+    return reinterpret_cast<lane_vector>(reinterpret_cast<const lane_bits&>(v) & lane_bits{m, m, m, m});
+  }
+  __attribute__((target("avx2,fma"), always_inline)) static lane_vector modulus(const lane_vector& x,
+                                                                                const lane_vector& y) {
+    const lane_vector ax = abs(x), ay = abs(y);
+    const lane_vector larger = __builtin_ia32_maxpd256(ax, ay);
+    // 0 is exact too (an entry already on its grid changes by 0 + 0i)
+    const lane_bits normal = (larger == 0.0) | ((larger > 0x1p-400) & (larger < 0x1p400));
+    lane_vector m = __builtin_ia32_sqrtpd256(x * x + y * y) * modulus_up;
+    if (!__builtin_ia32_ptestc256(normal, lane_bits{-1, -1, -1, -1})) [[unlikely]] {
+      for (int lane = 0; lane < dense_lanes; ++lane) m[lane] = lane_modulus_of(x[lane], y[lane]);
+    }
+    return m;
+  }
+
+  // Row i's moduli and sums (pass one of prepare_lane); re[l], im[l]: lane l's row-major values.
+  template <bool Complex>
+  struct row_sums {
+    lane_vector re[dense_lanes_max_n], im[dense_lanes_max_n], modulus[dense_lanes_max_n];
+    lane_vector l1 = {}, sum = {};
+    lane_bits negative = {};
+  };
+  template <bool Complex>
+  __attribute__((target("avx2,fma"))) static void sum_row(int n, int i, const double* const* re,
+                                                          const double* const* im, lane_vector* column_sums,
+                                                          row_sums<Complex>& r) {
+    lane_vector l1[2] = {}, sum[2] = {};
+    const std::size_t row = static_cast<std::size_t>(i) * n;
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = row + static_cast<std::size_t>(j);
+      r.re[j] = lane_vector{re[0][at], re[1][at], re[2][at], re[3][at]};
+      lane_vector m;
+      if constexpr (Complex) {
+        r.im[j] = lane_vector{im[0][at], im[1][at], im[2][at], im[3][at]};
+        m = modulus(r.re[j], r.im[j]);
+        l1[j & 1] += abs(r.re[j]) + abs(r.im[j]);
+      } else {
+        m = abs(r.re[j]);
+        l1[j & 1] += m;
+        r.negative |= r.re[j] < 0.0;
+      }
+      r.modulus[j] = m;
+      sum[j & 1] += m;
+      column_sums[j] += m;
+    }
+    r.l1 = l1[0] + l1[1];
+    r.sum = sum[0] + sum[1];
+  }
+
+  // Row i rounded to its grids (constant c a lane) into the columns and x_0; returns ρ's chains' max.
+  template <bool Complex>
+  __attribute__((target("avx2,fma"))) static lane_vector round_row(int n, int i, const lane_vector& c,
+                                                                   const row_sums<Complex>& r, double* columns,
+                                                                   double* x0) {
+    constexpr int parts = Complex ? 2 : 1;
+    const std::size_t column_stride = static_cast<std::size_t>(n) * parts * dense_lanes;
+    lane_vector rho[2] = {}, total[2] = {}, total_imag[2] = {};
+    double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes;
+    for (int j = 0; j < n; ++j, entry += column_stride) {
+      const lane_vector v = (r.re[j] + c) - c;
+      std::memcpy(entry, &v, sizeof v);
+      total[j & 1] += v;
+      lane_vector change;
+      if constexpr (Complex) {
+        const lane_vector w = (r.im[j] + c) - c;
+        std::memcpy(entry + dense_lanes, &w, sizeof w);
+        total_imag[j & 1] += w;
+        change = modulus(v - r.re[j], w - r.im[j]);
+      } else {
+        change = abs(v - r.re[j]);
+      }
+      rho[j & 1] = __builtin_ia32_maxpd256(change / r.modulus[j], rho[j & 1]);  // std::max(rho, ratio)
+    }
+    // x_0's row: the last column's entry − Σ_j a_ij / 2 (memcpy: the buffers are 8-byte aligned)
+    const double* last = columns + (static_cast<std::size_t>(n - 1) * n + i) * parts * dense_lanes;
+    double* start = x0 + static_cast<std::size_t>(i) * parts * dense_lanes;
+    lane_vector top[parts];
+    std::memcpy(top, last, sizeof top);
+    top[0] -= (total[0] + total[1]) / 2;
+    if constexpr (Complex) top[1] -= (total_imag[0] + total_imag[1]) / 2;
+    std::memcpy(start, top, sizeof top);
+    return __builtin_ia32_maxpd256(rho[0], rho[1]);
+  }
+
+  template <bool Complex>
+  __attribute__((target("avx2,fma"))) static void prepare(int n, const double* const* re, const double* const* im,
+                                                          double* columns, double* x0,
+                                                          grid_rounding_facts facts[dense_lanes]) {
+    lane_vector column_sums[dense_lanes_max_n] = {};
+    grid_rounding_builder builders[dense_lanes];
+    bool representable[dense_lanes] = {true, true, true, true};
+    row_sums<Complex> r;
+    for (int i = 0; i < n; ++i) {
+      sum_row<Complex>(n, i, re, im, column_sums, r);
+      lane_vector c;
+      for (int lane = 0; lane < dense_lanes; ++lane) {
+        const int e = grid_exponent(r.l1[lane]);
+        representable[lane] = representable[lane] && e <= max_grid_exponent;
+        c[lane] =
+            representable[lane] ? 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52) : 0.0;
+      }
+      const lane_vector rho = round_row<Complex>(n, i, c, r, columns, x0) * (1 + 0x1p-48) * bound_margin;
+      const lane_vector row_sum = Complex ? r.sum * bound_margin : r.sum;
+      for (int lane = 0; lane < dense_lanes; ++lane)
+        builders[lane].row(rho[lane], row_sum[lane], Complex || r.negative[lane] != 0);
+    }
+    for (int lane = 0; lane < dense_lanes; ++lane) {
+      for (int j = 0; j < n; ++j)
+        builders[lane].column(Complex ? column_sums[j][lane] * bound_margin : column_sums[j][lane]);
+      if (!representable[lane]) builders[lane].unrepresentable();
+      facts[lane] = builders[lane].facts();
+    }
+  }
+};
+#endif
+
 // Up to four n × n matrices in the lanes: their values rounded to their row grids, as column
 // vectors in Gray order (column j of the matrix is Gray column j, column n − 1 is x_0's), x_0, and
 // what the grids changed. The buffers are the caller's (the batch: one allocation a group of four,
@@ -263,6 +399,28 @@ struct dense_lane_group {
   // but for the moduli of complex values: square roots rounded up (hypot where the squares would
   // leave double's normal range).
   void prepare(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
+#if SPARSEPERM_LANES_AVX2
+    if (lanes_have_avx2()) {
+      const double* re[dense_lanes];
+      const double* im[dense_lanes];
+      for (int lane = 0; lane < dense_lanes; ++lane) {
+        re[lane] = real[lane < count ? lane : 0];
+        im[lane] = imag ? imag[lane < count ? lane : 0] : nullptr;
+      }
+      if (complex) {
+        lanes_avx2::prepare<true>(n, re, im, columns, x0, facts);
+      } else {
+        lanes_avx2::prepare<false>(n, re, im, columns, x0, facts);
+      }
+      for (int lane = 0; lane < count; ++lane) refused[lane] = !facts[lane].representable || !(facts[lane].change < 1);
+      return;
+    }
+#endif
+    prepare_each(real, imag, count, refused);
+  }
+
+  // prepare lane by lane (where the CPU has no AVX2)
+  void prepare_each(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
     for (int lane = 0; lane < dense_lanes; ++lane) {
       const int from = lane < count ? lane : 0;
       facts[lane] =
@@ -287,7 +445,7 @@ struct dense_lane_group {
       bool negative = Complex;
       for (int j = 0; j < n; ++j) {
         if constexpr (Complex) {
-          modulus[j] = modulus_of(row_re[j], row_im[j]);
+          modulus[j] = lane_modulus_of(row_re[j], row_im[j]);
           l1[j & 1] += std::fabs(row_re[j]) + std::fabs(row_im[j]);
         } else {
           modulus[j] = std::fabs(row_re[j]);
@@ -314,7 +472,7 @@ struct dense_lane_group {
           const double w = (row_im[j] + c) - c;
           entry[dense_lanes] = w;
           total_imag[j & 1] += w;
-          change = modulus_of(v - row_re[j], w - row_im[j]);
+          change = lane_modulus_of(v - row_re[j], w - row_im[j]);
         } else {
           change = std::fabs(v - row_re[j]);
         }
@@ -332,14 +490,6 @@ struct dense_lane_group {
     for (int j = 0; j < n; ++j) builder.column(Complex ? column_sums[j] * bound_margin : column_sums[j]);
     if (!representable) builder.unrepresentable();
     return builder.facts();
-  }
-
-  // |re + i·im| rounded up by a few ulps: a square root where the squares stay normal (nanoseconds,
-  // where hypot takes tens; n² times a matrix), else hypot.
-  static double modulus_of(double re, double im) {
-    const double larger = std::max(std::fabs(re), std::fabs(im));
-    if (larger > 0x1p-400 && larger < 0x1p400) return std::sqrt(re * re + im * im) * (1 + 0x1p-50);
-    return std::hypot(re, im) * (1 + 0x1p-50);
   }
 
   // The walk, x0 becoming the state as it goes, in slices of 2^20 steps (milliseconds) with
