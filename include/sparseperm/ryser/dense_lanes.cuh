@@ -243,11 +243,21 @@ lane_walk_function lane_walk_of(int n) {
 
 // |re + i·im| rounded up by a few ulps: a square root where the squares stay normal (nanoseconds,
 // where hypot takes tens; n² times a matrix), else hypot.
+inline constexpr double lane_modulus_up = 1 + 0x1p-50;
 inline double lane_modulus_of(double re, double im) {
   const double larger = std::max(std::fabs(re), std::fabs(im));
-  if (larger > 0x1p-400 && larger < 0x1p400) return std::sqrt(re * re + im * im) * (1 + 0x1p-50);
-  return std::hypot(re, im) * (1 + 0x1p-50);
+  if (larger > 0x1p-400 && larger < 0x1p400) return std::sqrt(re * re + im * im) * lane_modulus_up;
+  return std::hypot(re, im) * lane_modulus_up;
 }
+
+// round_to_grid's constant 1.5·2^(e+1) for a row of grid exponent e ≤ max_grid_exponent, from its
+// bits: (v + c) − c is v on the grid.
+inline double lane_grid_constant(int e) {
+  return 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52);
+}
+
+// Whether a lane's row grids cannot certify its matrix (row_grid_refusal's reasons).
+inline bool lane_refused(const grid_rounding_facts& f) { return !f.representable || !(f.change < 1); }
 
 #if SPARSEPERM_LANES_AVX2
 // dense_lane_group::prepare_lane's arithmetic for the four lanes at once, a lane of each vector a
@@ -255,19 +265,17 @@ inline double lane_modulus_of(double re, double im) {
 // sum of squares may be fused, within the few ulps its rounding up covers). A vector of moduli
 // with a lane whose squares would leave double's normal range takes lane_modulus_of lane by lane.
 struct lanes_avx2 {
-  static constexpr double modulus_up = 1 + 0x1p-50;
-
+  // |v| (a function of the AVX2 target: a vector returned by value keeps its ABI)
   __attribute__((target("avx2,fma"), always_inline)) static lane_vector abs(const lane_vector& v) {
     constexpr long long m = 0x7fffffffffffffffLL;
     return reinterpret_cast<lane_vector>(reinterpret_cast<const lane_bits&>(v) & lane_bits{m, m, m, m});
   }
   __attribute__((target("avx2,fma"), always_inline)) static lane_vector modulus(const lane_vector& x,
                                                                                 const lane_vector& y) {
-    const lane_vector ax = abs(x), ay = abs(y);
-    const lane_vector larger = __builtin_ia32_maxpd256(ax, ay);
+    const lane_vector larger = __builtin_ia32_maxpd256(abs(x), abs(y));
     // 0 is exact too (an entry already on its grid changes by 0 + 0i)
     const lane_bits normal = (larger == 0.0) | ((larger > 0x1p-400) & (larger < 0x1p400));
-    lane_vector m = __builtin_ia32_sqrtpd256(x * x + y * y) * modulus_up;
+    lane_vector m = __builtin_ia32_sqrtpd256(x * x + y * y) * lane_modulus_up;
     if (!__builtin_ia32_ptestc256(normal, lane_bits{-1, -1, -1, -1})) [[unlikely]] {
       for (int lane = 0; lane < dense_lanes; ++lane) m[lane] = lane_modulus_of(x[lane], y[lane]);
     }
@@ -357,8 +365,7 @@ struct lanes_avx2 {
       for (int lane = 0; lane < dense_lanes; ++lane) {
         const int e = grid_exponent(r.l1[lane]);
         representable[lane] = representable[lane] && e <= max_grid_exponent;
-        c[lane] =
-            representable[lane] ? 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52) : 0.0;
+        c[lane] = representable[lane] ? lane_grid_constant(e) : 0.0;
       }
       const lane_vector rho = round_row<Complex>(n, i, c, r, columns, x0) * (1 + 0x1p-48) * bound_margin;
       const lane_vector row_sum = Complex ? r.sum * bound_margin : r.sum;
@@ -412,20 +419,20 @@ struct dense_lane_group {
       } else {
         lanes_avx2::prepare<false>(n, re, im, columns, x0, facts);
       }
-      for (int lane = 0; lane < count; ++lane) refused[lane] = !facts[lane].representable || !(facts[lane].change < 1);
+      for (int lane = 0; lane < count; ++lane) refused[lane] = lane_refused(facts[lane]);
       return;
     }
 #endif
     prepare_each(real, imag, count, refused);
   }
 
-  // prepare lane by lane (where the CPU has no AVX2)
+  // prepare matrix by matrix (where the CPU has no AVX2)
   void prepare_each(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
     for (int lane = 0; lane < dense_lanes; ++lane) {
       const int from = lane < count ? lane : 0;
       facts[lane] =
           complex ? prepare_lane<true>(lane, real[from], imag[from]) : prepare_lane<false>(lane, real[from], nullptr);
-      if (lane < count) refused[lane] = !facts[lane].representable || !(facts[lane].change < 1);
+      if (lane < count) refused[lane] = lane_refused(facts[lane]);
     }
   }
 
@@ -457,9 +464,7 @@ struct dense_lane_group {
       }
       const int e = grid_exponent(l1[0] + l1[1]);
       representable = representable && e <= max_grid_exponent;
-      // round_to_grid's constant 1.5·2^(e+1), once a row: (v + c) − c is v on the grid
-      const double c =
-          representable ? 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52) : 0.0;
+      const double c = representable ? lane_grid_constant(e) : 0.0;  // once a row
       // rho: the largest |â − a| / |a| (the differences are exact), in two chains
       double rho_chains[2]{}, total[2]{}, total_imag[2]{};
       double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
