@@ -16,7 +16,8 @@
 //   SPARSEPERM_UNROLL        `#pragma unroll` in device code (loops over a residue's primes)
 //   SPARSEPERM_HAS_INT128    the compiler has a 128-bit integer (exact integer engines use it)
 //   SPARSEPERM_ENGINE_RUN, SPARSEPERM_DEFINES_ENGINE_RUNS
-//                            the engines' run functions and the module runners compiled apart, in a
+//                            the engines' run functions, the module runners and the GPU launchers
+//                            that instantiate kernels compiled apart, in a
 //                            program of several translation units (the tool): with
 //                            SPARSEPERM_SEPARATE_ENGINE_RUNS defined everywhere, their headers only
 //                            declare them, but in a unit that also defines SPARSEPERM_ENGINE_RUNS_HERE,

@@ -8,6 +8,7 @@
 #include "../detail/threads.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../ryser/cpu_sparse.cuh"
+#include "../ryser/cpu_sparse_run.cuh"
 #include "engine.cuh"
 
 namespace sparseperm {

@@ -136,8 +136,11 @@ permanent_result run_gpu_dense_in(const sparse_matrix& matrix, const std::vector
 // floating precision asked for (plain ones would save 6 to 9 % of a step's operations, and double
 // the kernels that every program with the engine compiles: 17 now, about 30 s of nvcc); an exact arithmetic runs
 // gpu-sparse's kernel.
-inline permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
-                                      std::string_view engine) {
+// With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs (core/config.cuh): every
+// other unit of the program then instantiates none of the 17 kernels.
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
+                                                     std::string_view engine) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
   if (n > dense_max_n) throw beyond_limit(engine, n, dense_max_n);
@@ -163,5 +166,9 @@ inline permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::la
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+#else
+permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
+                               std::string_view engine);
+#endif
 
 }  // namespace sparseperm::detail

@@ -147,9 +147,10 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
 }
 
 // GPU-SparsePerman on `matrix`, as engine `engine` (its name in the result, the journal's key and
-// messages).
-inline permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
-                                       std::string_view engine) {
+// messages). With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs (core/config.cuh).
+#if SPARSEPERM_DEFINES_ENGINE_RUNS
+SPARSEPERM_ENGINE_RUN permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
+                                                      std::string_view engine) {
   const auto start = std::chrono::steady_clock::now();
   const int n = matrix.n();
   if (n > max_ryser_n) {
@@ -181,6 +182,10 @@ inline permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::l
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+#else
+permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
+                                std::string_view engine);
+#endif
 
 }  // namespace detail
 

@@ -138,60 +138,6 @@ Sum sum_all_steps(const ryser_columns<X>& m, int threads, progress_counter* prog
   return sum;
 }
 
-// CPU-SparsePerman on `matrix`, as engine `engine` (its name in the result, the journal's key and
-// messages).
-inline permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options,
-                                       std::string_view engine) {
-  const auto start = std::chrono::steady_clock::now();
-  const int n = matrix.n();
-  if (n > max_ryser_n) {
-    throw beyond_limit(engine, n, max_ryser_n);
-  }
-  permanent_result result;
-  result.engine = std::string(engine);
-  result.n = n;
-  result.nnz = matrix.nnz();
-  result.threads = options.threads > 0 ? options.threads : available_threads();
-  auto finish = [&] {
-    result.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  };
-  if (n == 0 || matrix.has_empty_line()) {  // the 0×0 matrix has permanent 1; an empty row or column gives 0
-    set_trivial_value(result, n);
-    return finish();
-  }
-  const std::vector<int> column_order = matrix.columns_by_degree();
-
-  host_chunking chunking;
-  std::string arithmetic;
-  shared_chunks shared{options.sharing};
-  const arithmetic_choice choice =
-      choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
-  if (matrix.is_complex()) {
-    visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      const auto columns = make_ryser_columns<X>(matrix, column_order);
-      const Sum sum = sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking, shared, engine);
-      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
-    });
-  } else {
-    visit_arithmetic<false, runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      using Product = product_type_of<Arith>;
-      const auto columns = make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      const Sum sum =
-          sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared, engine);
-      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
-    });
-  }
-  result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +
-                std::to_string(highest_bit(chunking.chunk)) + "; zero tracking; " + arithmetic;
-  result.plan += sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
-  return finish();
-}
-
 }  // namespace detail
 
 }  // namespace sparseperm
