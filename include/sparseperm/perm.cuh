@@ -7,7 +7,7 @@
 //   sparseperm::make_plan(matrix)               what `auto` would do: blocks, reductions, estimates
 //   sparseperm::options_from_text(texts)        compute_options from the tool's or Python's text
 //   sparseperm::permanent<M>(options)           a generated matrix type on the GPU (compiled by nvcc)
-//   sparseperm::permanent_cpu_cached<M>(opt)    a generated matrix type on the CPU (cpu-cached)
+//   sparseperm::permanent_cpu_cached<M>(opt)    a generated matrix type on the CPU (permanent_cpu.cuh)
 //   sparseperm::engines::*, engine_catalog      the engines (engines/catalog.cuh)
 //   sparseperm::to_json(result), for_each_field(result, f)   the published record
 //
@@ -29,6 +29,7 @@
 #include "matrix/pattern.cuh"
 #include "matrix/sparse_matrix.cuh"
 #include "module/codegen.cuh"
+#include "permanent_cpu.cuh"
 #include "planner.cuh"
 #include "result_json.cuh"
 #include "ryser/gray_code.cuh"

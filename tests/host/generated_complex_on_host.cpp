@@ -11,6 +11,7 @@
 
 #include <sparseperm/engines/cpu_cached.cuh>
 #include <sparseperm/module/codegen.cuh>
+#include <sparseperm/permanent_cpu.cuh>
 
 #include "generated_loops.hpp"
 

@@ -18,6 +18,7 @@
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/module/codegen.cuh>
 #include <sparseperm/numeric/accumulators.cuh>
+#include <sparseperm/permanent_cpu.cuh>
 #include <sparseperm/ryser/arithmetic_types.cuh>
 #include <sparseperm/ryser/cached_loop.cuh>
 #include <sparseperm/ryser/hybrid_loop.cuh>

@@ -1,7 +1,7 @@
 # The library's layers, lowest first: a header may include headers of its own folder and of layers below
 # it, never above, and never a sibling's (the algorithm families sit side by side). Run as
 # `cmake -DINCLUDE_DIR=<include> -P check_layers.cmake`; it fails naming every include against the rules.
-# The top level (perm.cuh, compute.cuh, planner.cuh, batch.cuh, permanent.cuh, pipeline.cuh,
+# The top level (perm.cuh, compute.cuh, planner.cuh, batch.cuh, permanent.cuh, permanent_cpu.cuh, pipeline.cuh,
 # result_json.cuh, hana.cuh) is the API and may include anything.
 #
 #   core       what every layer speaks: configuration, results, errors, progress

@@ -5,7 +5,8 @@
 // x is one array (k = n): the cost model chooses b alone (cached_options_on_host).
 //
 //   permanent_cpu_cached<M>(options)        a generated matrix type, compiled into the caller's
-//                                           program (best with -O3 -march=native -fopenmp)
+//                                           program (best with -O3 -march=native -fopenmp):
+//                                           permanent_cpu.cuh
 //   sparseperm compute --engine cpu-cached  the pipeline: a host module compiled for each matrix
 //                                           (module/host_module.cuh, module/host_runner.cuh)
 //
@@ -18,10 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "../detail/sha256.cuh"
 #include "../detail/threads.cuh"
 #include "../module/definition.cuh"
-#include "../module/host_run.cuh"
 #include "../ryser/cached_loop.cuh"
 #include "engine.cuh"
 
@@ -45,8 +44,10 @@ struct cpu_cached : ryser_engine {
   // planner.cuh), on one core of the same machine: the headers, then the unrolled block, whose size
   // is the modelled cost of a step times its 2^b steps, 4.3× as slow to compile in complex values.
   // Fitted on n = 20–28, p = 0.3–0.6, b = 6: real 3.8–5.4 s (within 0.5 s), complex 6.5–14.8 s (within
-  // 0.9 s); exact residues compiled 1.4× the real model's time, which it leaves out.
-  static constexpr double compile_seconds = 2.5;  // the headers alone
+  // 0.9 s); exact residues compiled 1.4× the real model's time, which it leaves out. The headers'
+  // 2.5 s then became 1.5 s when the module stopped including permanent_cpu_cached's runner (a 2 × 2
+  // module on a 2-core Xeon: 2.2 against 3.6 s; scaled, not refitted).
+  static constexpr double compile_seconds = 1.5;  // the headers alone
   static constexpr double compile_seconds_per_cost = 0.082 / 64;
   static constexpr double complex_compile_factor = 4.3;
 
@@ -87,40 +88,5 @@ struct cpu_cached : ryser_engine {
 };
 
 }  // namespace engines
-
-// cpu-cached's accumulator: split by sign, two dependency chains on a CPU.
-template <class Arith, precision P = precision::automatic>
-using cpu_cached_sum = detail::generated_sum<Arith, P, true>;
-
-using cpu_cached_options = host_run_options;
-
-// The permanent of a generated matrix type on this CPU, in the arithmetic P asks for.
-template <CompileTimeMatrix M, precision P = precision::automatic>
-permanent_result permanent_cpu_cached(const cpu_cached_options& options = {}) {
-  constexpr int n = M::pattern::n;
-  static_assert(n <= max_ryser_n, "sparseperm::permanent_cpu_cached<M>: the Ryser engines need n <= 64");
-  if constexpr (n == 0) {
-    permanent_result result;
-    result.engine = engines::cpu_cached::name;
-    set_exact_value(result, 1, "the 0 x 0 matrix: permanent 1 by convention");
-    return result;
-  } else {
-    // The same definition as a host module's (module/host_module.cuh): plan, accumulator, module_info.
-    using definition = detail::module_definition<engines::cpu_cached, M, P>;
-    using sum = typename definition::sum;
-    constexpr module_info info = definition::info();
-    constexpr auto matrix = definition::matrix();
-    cpu_cached_options run = options;
-    run.identity =
-        "matrix " +
-        detail::hex_of(detail::sha256::of(std::string_view(reinterpret_cast<const char*>(&matrix), sizeof matrix)));
-    return detail::run_host_module_loop<typename definition::arithmetic, sum>(
-        info, engines::cpu_cached::plan_text(info),
-        [](std::uint64_t first, std::uint64_t end, sum& s) {
-          engines::cpu_cached::steps<typename definition::plan>(first, end, nullptr, 0, s);
-        },
-        run);
-  }
-}
 
 }  // namespace sparseperm
