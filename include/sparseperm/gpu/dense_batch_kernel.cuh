@@ -139,6 +139,9 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
 // The dense floating matrices `matrices` (results[group[g]] is matrices[g]'s) on the GPU, one
 // launch per size and kind. With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs
 // (core/config.cuh).
+void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices, const std::vector<std::int64_t>& group,
+                   std::vector<permanent_result>& results, const dense_gpu_batch& batch);
+
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices,
                                          const std::vector<std::int64_t>& group, std::vector<permanent_result>& results,
@@ -174,9 +177,6 @@ SPARSEPERM_ENGINE_RUN void run_dense_gpu(const std::vector<const sparse_matrix*>
     }
   }
 }
-#else
-void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices, const std::vector<std::int64_t>& group,
-                   std::vector<permanent_result>& results, const dense_gpu_batch& batch);
 #endif
 
 }  // namespace sparseperm::detail

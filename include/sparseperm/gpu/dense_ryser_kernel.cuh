@@ -138,6 +138,9 @@ permanent_result run_gpu_dense_in(const sparse_matrix& matrix, const std::vector
 // gpu-sparse's kernel.
 // With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs (core/config.cuh): every
 // other unit of the program then instantiates none of the 17 kernels.
+permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
+                               std::string_view engine);
+
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
                                                      std::string_view engine) {
@@ -166,9 +169,6 @@ SPARSEPERM_ENGINE_RUN permanent_result run_gpu_dense(const sparse_matrix& matrix
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
-#else
-permanent_result run_gpu_dense(const sparse_matrix& matrix, const gpu::launch_options& options,
-                               std::string_view engine);
 #endif
 
 }  // namespace sparseperm::detail

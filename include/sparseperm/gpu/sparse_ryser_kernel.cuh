@@ -148,6 +148,9 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
 
 // GPU-SparsePerman on `matrix`, as engine `engine` (its name in the result, the journal's key and
 // messages). With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs (core/config.cuh).
+permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
+                                std::string_view engine);
+
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
                                                       std::string_view engine) {
@@ -182,9 +185,6 @@ SPARSEPERM_ENGINE_RUN permanent_result run_gpu_sparse(const sparse_matrix& matri
   result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
-#else
-permanent_result run_gpu_sparse(const sparse_matrix& matrix, const gpu::launch_options& options,
-                                std::string_view engine);
 #endif
 
 }  // namespace detail

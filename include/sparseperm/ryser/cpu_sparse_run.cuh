@@ -28,6 +28,9 @@ namespace detail {
 
 // CPU-SparsePerman on `matrix`, as engine `engine` (its name in the result, the journal's key and
 // messages).
+permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options,
+                                std::string_view engine);
+
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options,
                                                       std::string_view engine) {
@@ -80,9 +83,6 @@ SPARSEPERM_ENGINE_RUN permanent_result run_cpu_sparse(const sparse_matrix& matri
   result.plan += sharing_text(shared, static_cast<std::uint64_t>(chunking.chunks));
   return finish();
 }
-#else
-permanent_result run_cpu_sparse(const sparse_matrix& matrix, const cpu_sparse_options& options,
-                                std::string_view engine);
 #endif
 
 }  // namespace detail
