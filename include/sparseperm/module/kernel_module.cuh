@@ -14,6 +14,7 @@
 //   sparseperm_module        a module_info with what the host needs: n, the arithmetic, the step-0
 //                            term, Hybrid's partition, whether the pattern is structurally singular
 //   sparseperm_module_matrix the matrix it was built from (module_matrix), which the loader checks
+// (SPARSEPERM_MODULE_KERNEL(NAME, ENGINE, MATRIX, PRECISION): the kernel alone, named NAME)
 #if !defined(__CUDACC__)
 #  error "sparseperm/module/kernel_module.cuh is device code: compile it with nvcc"
 #endif
@@ -69,11 +70,16 @@ __global__ void generated_kernel(launch work, typename detail::device_module<Eng
 
 #define SPARSEPERM_MODULE_PRECISION(ENGINE, MATRIX, PRECISION)                                                    \
   using sparseperm_module_definition = ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>;            \
-  extern "C" __global__ void sparseperm_module_kernel(                                                            \
-      ::sparseperm::launch work, sparseperm_module_definition::sum* partial,                                      \
-      sparseperm_module_definition::value* global_x, std::uint64_t stride) {                                      \
-    sparseperm_module_definition::thread(work, partial, global_x, stride);                                        \
-  }                                                                                                               \
+  SPARSEPERM_MODULE_KERNEL(sparseperm_module_kernel, ENGINE, MATRIX, PRECISION)                                   \
   extern "C" __device__ const ::sparseperm::module_info sparseperm_module = sparseperm_module_definition::info(); \
   extern "C" __device__ const decltype(sparseperm_module_definition::matrix()) sparseperm_module_matrix =         \
       sparseperm_module_definition::matrix();
+
+// The module's kernel alone, under the C name NAME: several engines' kernels in one unit (the
+// register checks of tests/codegen compile a matrix's three in one nvcc run).
+#define SPARSEPERM_MODULE_KERNEL(NAME, ENGINE, MATRIX, PRECISION)                                              \
+  extern "C" __global__ void NAME(                                                                             \
+      ::sparseperm::launch work, ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>::sum* partial, \
+      ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>::value* global_x, std::uint64_t stride) { \
+    ::sparseperm::detail::device_module<ENGINE, MATRIX, PRECISION>::thread(work, partial, global_x, stride);   \
+  }
