@@ -219,8 +219,8 @@ TEST_CASE("generated PureReg, Hybrid, gpu-cached and cpu-cached loops agree with
                                         << " with exact pairs inside sub-blocks, " << shapes.whole_block
                                         << " exact whole, " << shapes.many_sub_blocks
                                         << " gathered more than once a block");
-  MESSAGE("forced layouts: shares of " << shares[0] << ", " << shares[1] << " and " << shares[2] << " matrices"
-                                       << std::string(full_sweep ? " (the full sweep)" : ""));
+  MESSAGE("forced layouts: shares of " << shares[0] << ", " << shares[1] << " and " << shares[2] << " matrices");
+  if (full_sweep) MESSAGE("the full sweep: every forced layout on every matrix");
   CHECK(count == 32);
   for (const int share : shares) CHECK(share >= (full_sweep ? 32 : 12));
   CHECK(residues >= 10);
