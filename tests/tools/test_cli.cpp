@@ -341,9 +341,11 @@ TEST_CASE("cpu-cached: zero-skipping blocks keep exact counts exact") {
     CHECK(cached["exact"].as_bool());
     CHECK(cached["permanent"].as_string() == reference["permanent"].as_string());
     CHECK(sparse["permanent"].as_string() == reference["permanent"].as_string());
-    const json::value floating = compute_json(file, "cpu-cached", " --precision double");
-    const double exact = std::stod(reference["permanent"].as_string());
-    CHECK(std::fabs(floating["value"].as_number() - exact) <= floating["error_bound"].as_number() + 1e-9 * exact);
+    if (name == "band26.mtx" || name == "low_degree24.mtx") {  // doubles too (a module compile each)
+      const json::value floating = compute_json(file, "cpu-cached", " --precision double");
+      const double exact = std::stod(reference["permanent"].as_string());
+      CHECK(std::fabs(floating["value"].as_number() - exact) <= floating["error_bound"].as_number() + 1e-9 * exact);
+    }
     if (name == "domino6.mtx") CHECK(cached["permanent"].as_string() == "6728");
     MESSAGE(name << ": " << reference["permanent"].as_string());
   }
