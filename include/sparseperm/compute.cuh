@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <span>
@@ -51,6 +53,17 @@ inline void check_complex_values(const engine_description& engine, const sparse_
   }
 }
 
+namespace detail {
+// Refuses --precision double-double to an engine that does not run it.
+inline void check_double_double(const engine_description& engine, const compute_options& options) {
+  if (options.precision == precision::double_double && !engine.double_double) {
+    throw engine_error(engine_error::kind::refused, "engine '" + std::string(engine.name) +
+                                                        "' does not run --precision double-double (engines that do: " +
+                                                        double_double_engine_names() + ")");
+  }
+}
+}  // namespace detail
+
 // `engine` for an n×n matrix, checked: throws engine_error when it cannot run it here.
 inline const engine_description& check_engine(const engine_description& engine, int n,
                                               const compute_options& options = {}) {
@@ -85,6 +98,7 @@ inline permanent_result run_engine(const engine_task& task, const engine_descrip
                                    const compute_options& options) {
   const std::string name(engine.name);
   check_complex_values(engine, task.matrix);
+  detail::check_double_double(engine, options);
   if (options.precision == precision::exact) {  // refused before any compiling or running
     if (const auto why = detail::exact_refusal(task.matrix, name, engine.exact))
       throw engine_error(engine_error::kind::refused, *why);
@@ -117,6 +131,11 @@ inline void add_block_run(permanent_result& result, const permanent_result& bloc
   result.seconds.compile += block.seconds.compile;
 }
 
+// The plan's factor F̂ is 1 exactly: no 1 × 1 block and no reduction multiplied it.
+inline bool plan_factor_is_one(const permanent_plan& plan) {
+  return plan.trivial_blocks == 0 && plan.degree_one == 0 && plan.degree_two == 0;
+}
+
 // A complex matrix's plan: the product of the blocks' complex permanents, exact for Gaussian
 // integers, else with the product's bound on the modulus (product_bound with complex roundings).
 inline permanent_result run_complex_plan(const permanent_plan& plan, const compute_options& options,
@@ -124,7 +143,7 @@ inline permanent_result run_complex_plan(const permanent_plan& plan, const compu
   bool exact = plan.integer;
   detail::big_gaussian exact_value(plan.factor, plan.factor_imag);
   detail::scaled_complex value = plan.factor_complex;
-  detail::product_bound bound(plan.n, 4);
+  detail::product_bound bound(plan.n, 4, plan_factor_is_one(plan));
   for (const auto& block : plan.blocks) {
     const permanent_result r = run_engine({block.matrix, &block.order}, *block.engine, options);
     exact = exact && r.exact;
@@ -173,7 +192,7 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
   bool exact = plan.integer;
   detail::big_integer exact_value = plan.factor;
   detail::scaled_double value = plan.factor_value;  // scaled: blocks of tiny or huge permanents multiply safely
-  detail::product_bound bound(plan.n);              // the floating product's error bound (product_bound.cuh)
+  detail::product_bound bound(plan.n, 1, plan_factor_is_one(plan));  // the product's bound (product_bound.cuh)
   for (const auto& block : plan.blocks) {
     // exact on a block its engine cannot hold (entries beyond residues): dp, which holds any
     const engine_description* engine = block.engine;
@@ -203,20 +222,25 @@ inline permanent_result run_plan(const permanent_plan& plan, const compute_optio
 }
 
 // A floating result of a matrix read from a file whose values were rounded on reading
-// (sparse_matrix::input_rounding): the bound grows by what that rounding can change, so that it
-// holds for the matrix the file wrote, as the row grids' change does for the matrix held
-// (numeric/error_bound.cuh: |perm(Â) − perm(A)| ≤ (Π(1 + ρ_i) − 1)·perm(|A|)).
+// (sparse_matrix::input_rounding). For a nonnegative matrix the bound grows by what that rounding can
+// change (numeric/error_bound.cuh: relative, at most (Π(1 + ρ_i) − 1)·(1 + ...)·perm(A)), so that it
+// holds for the numbers the file wrote. Where terms cancel (signed or complex values) that change is
+// bounded only through perm(|A|), which certifies nothing on such matrices: there the bound is for the
+// matrix of doubles the file's numbers were read as (each the nearest double), and the plan says so.
 inline void add_input_rounding(permanent_result& result, const sparse_matrix& matrix) {
   if (result.exact || !result.error_bound || matrix.input_rounding().empty()) return;
   const std::vector<double>& rho = matrix.input_rounding();
   // the sums bound the file's |a_ij| ≤ |â_ij| / (1 − ρ), not only the doubles held
   const double widen = detail::bound_margin / (1 - *std::max_element(rho.begin(), rho.end()));
-  const detail::grid_rounding_builder facts = detail::perturbation_builder(
-      matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen);
+  const detail::grid_rounding_facts facts = detail::perturbation_builder(
+                                                matrix, [&](int i) { return rho[static_cast<std::size_t>(i)]; }, widen)
+                                                .facts();
+  if (!facts.nonnegative) {
+    result.plan += "; the bound is for the file's values as read (each decimal rounded to the nearest double)";
+    return;
+  }
   const double bound = *result.error_bound;
-  const double magnitude = result.complex ? std::hypot(result.value, result.imag) : result.value;
-  set_error_bound(result,
-                  (bound + detail::grid_perturbation_bound(facts.facts(), magnitude, bound)) * detail::bound_margin);
+  set_error_bound(result, (bound + detail::grid_perturbation_bound(facts, result.value, bound)) * detail::bound_margin);
   result.plan += "; the bound includes the rounding of the file's values to doubles";
 }
 
@@ -570,8 +594,8 @@ inline permanent_result compute_permanent_as_is(const sparse_matrix& matrix, con
 
 }  // namespace detail
 
-inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
-  detail::check_ranks_agree_on_call(matrix, options);
+namespace detail {
+inline permanent_result compute_once(const sparse_matrix& matrix, const compute_options& options) {
   // magnitudes beyond double's range: a floating run of the matrix scaled near 1 (exact integer
   // runs need no scaling: their integers have no range). Under the default an integer matrix stays
   // exact, unless the engine asked for has no exact arithmetic that holds it and runs it in doubles.
@@ -590,6 +614,164 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     }
   }
   return detail::compute_permanent_as_is(matrix, options);
+}
+
+// A matrix of doubles as an integer matrix: row i times 2^s_i, s_i the negated exponent of the lowest
+// set bit among the row's values (both parts), so perm(A) = perm(B) / 2^shift with shift = Σ s_i.
+// Nothing where a scaled value would exceed 2^53, beyond which the integer engines do not take values:
+// a row whose values' bits span more than 53 binary orders (full 53-bit values of different exponents).
+struct dyadic_integers {
+  sparse_matrix matrix;
+  std::int64_t shift = 0;
+};
+
+inline int lowest_bit_exponent(double v) {
+  int exponent = 0;
+  const double fraction = std::frexp(v, &exponent);
+  const auto mantissa = static_cast<long long>(std::ldexp(std::fabs(fraction), 53));
+  return exponent - 53 + __builtin_ctzll(static_cast<unsigned long long>(mantissa));
+}
+
+inline std::optional<dyadic_integers> dyadic_integers_of(const sparse_matrix& a) {
+  std::vector<matrix_entry> entries = a.entries();
+  std::vector<int> low(static_cast<std::size_t>(a.n()), std::numeric_limits<int>::max());
+  for (const matrix_entry& e : entries) {
+    for (const double part : {e.value, e.imag}) {
+      if (part != 0) low[e.row] = std::min(low[e.row], lowest_bit_exponent(part));
+    }
+  }
+  dyadic_integers d;
+  for (matrix_entry& e : entries) {
+    e.value = std::ldexp(e.value, -low[e.row]);
+    e.imag = std::ldexp(e.imag, -low[e.row]);
+    if (!(std::fabs(e.value) <= max_exact_integer) || !(std::fabs(e.imag) <= max_exact_integer)) return std::nullopt;
+  }
+  for (const int l : low) d.shift -= l == std::numeric_limits<int>::max() ? 0 : l;
+  d.matrix = sparse_matrix::from_entries(a.n(), std::move(entries));
+  return d;
+}
+
+// m / 2^k as an exact decimal ("-12.375"): m·5^k / 10^k once m's factors of two are taken out.
+inline std::string dyadic_decimal(big_integer m, std::int64_t k) {
+  for (; k < 0; k += 30) m = m.times(1ll << std::min<std::int64_t>(30, -k));
+  const auto twos =
+      static_cast<std::int64_t>(std::min<std::size_t>(m.trailing_zero_bits(), static_cast<std::size_t>(k)));
+  m.divide_exactly_by_power_of_two(static_cast<int>(twos));
+  k -= twos;
+  if (k == 0 || m.is_zero()) return m.to_decimal();
+  const bool negative = m.negative();
+  for (std::int64_t left = k; left > 0; left -= 27) {  // 5^27 < 2^63
+    long long five = 1;
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(27, left); ++i) five *= 5;
+    m = m.times(negative ? -five : five);
+  }
+  std::string digits = m.to_decimal();
+  if (negative) digits.erase(0, 1);
+  if (digits.size() <= static_cast<std::size_t>(k))
+    digits.insert(0, static_cast<std::size_t>(k) + 1 - digits.size(), '0');
+  digits.insert(digits.size() - static_cast<std::size_t>(k), ".");
+  return (negative ? "-" : "") + digits;
+}
+
+// The exact permanent of a matrix of doubles (real or complex): an exact run on its integers
+// (dyadic_integers_of), the result as exact decimals.
+inline permanent_result compute_dyadic_exact(const sparse_matrix& a, const compute_options& options) {
+  const std::optional<dyadic_integers> d = dyadic_integers_of(a);
+  if (!d) {
+    throw engine_error(engine_error::kind::refused,
+                       "--precision exact: the matrix is exact as integers times powers of two only where each "
+                       "row's values, times one power of two, are integers below 2^53, and a row here spans more "
+                       "binary orders");
+  }
+  compute_options exact = options;
+  exact.precision = precision::exact;
+  permanent_result r = compute_once(d->matrix, exact);
+  if (!r.exact) throw engine_error(engine_error::kind::failed, "an exact run gave a floating result");
+  r.permanent = dyadic_decimal(big_integer::from_decimal(r.permanent), d->shift);
+  r.value = std::strtod(r.permanent.c_str(), nullptr);
+  if (r.complex) {
+    r.permanent_imag = dyadic_decimal(big_integer::from_decimal(r.permanent_imag), d->shift);
+    r.imag = std::strtod(r.permanent_imag.c_str(), nullptr);
+  }
+  if (!std::isfinite(r.value) || !std::isfinite(r.imag)) {
+    throw engine_error(engine_error::kind::overflow, "the exact permanent is beyond double's range");
+  }
+  r.plan = "exact dyadic: rows times powers of two make the values integers (the permanent times 2^" +
+           std::to_string(d->shift) + "); " + r.plan;
+  if (!a.input_rounding().empty()) r.plan += "; exact for the file's values as read (each the nearest double)";
+  return r;
+}
+
+// "8 of the 10 digits asked for" and what was done about it, for the plan.
+inline std::string digits_text(int got, int wanted) {
+  return std::to_string(got) + " of the " + std::to_string(wanted) + " digit" + (wanted == 1 ? "" : "s") + " asked for";
+}
+
+// An engine error after which escalation goes on (or stops with the result it has): the arithmetic
+// cannot run here, not a failure or an interruption.
+inline bool gives_way(const engine_error& e) {
+  const auto why = e.reason();
+  return why == engine_error::kind::refused || why == engine_error::kind::too_large ||
+         why == engine_error::kind::unavailable || why == engine_error::kind::overflow;
+}
+
+// A floating result of precision::automatic that certifies fewer than options.digits: the same run in
+// double-double, where the engine asked for (or, under auto, an engine of the plan) runs it and the
+// time limit allows; otherwise the first result, whose plan says why it stops there. Not with a
+// checkpoint journal (it belongs to the first run's arithmetic).
+inline permanent_result escalate(const sparse_matrix& matrix, const compute_options& options, permanent_result first) {
+  const int got = trusted_digits(first).value_or(0);
+  const std::string shortfall = "double certified " + digits_text(got, options.digits);
+  if (!options.checkpoint.empty()) {
+    first.plan += "; " + shortfall + " (no double-double run with a checkpoint journal)";
+    return first;
+  }
+  if (!options.engine.automatic() && !options.engine.get()->double_double) {
+    first.plan += "; " + shortfall + " (engine '" + std::string(options.engine.get()->name) +
+                  "' has no double-double; " + double_double_engine_names() + " has)";
+    return first;
+  }
+  compute_options wider = options;
+  wider.precision = precision::double_double;
+  try {
+    permanent_result second = compute_once(matrix, wider);
+    second.seconds.total += first.seconds.total;
+    second.seconds.plan += first.seconds.plan;
+    second.seconds.compute += first.seconds.compute;
+    second.plan = shortfall + ", so again in double-double: " + second.plan;
+    if (trusted_digits(second).value_or(0) >= options.digits) return second;
+    first = std::move(second);
+    first.plan += "; double-double certified " + digits_text(trusted_digits(first).value_or(0), options.digits);
+  } catch (const engine_error& e) {
+    if (!gives_way(e)) throw;
+    first.plan += "; " + shortfall + ", and double-double cannot run here: " + e.what();
+  }
+  try {  // exact, where an exact engine holds the matrix's integers within the time limit
+    permanent_result exact = compute_dyadic_exact(matrix, options);
+    exact.seconds.total += first.seconds.total;
+    exact.plan = "floating point certified " + digits_text(trusted_digits(first).value_or(0), options.digits) +
+                 ", so exactly: " + exact.plan;
+    return exact;
+  } catch (const engine_error& e) {
+    if (!gives_way(e)) throw;
+    first.plan += "; no exact run either: " + std::string(e.what());
+    return first;
+  }
+}
+
+}  // namespace detail
+
+inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
+  detail::check_ranks_agree_on_call(matrix, options);
+  if (options.precision == precision::exact && !matrix.has_integer_values()) {
+    return detail::compute_dyadic_exact(matrix, options);
+  }
+  permanent_result result = detail::compute_once(matrix, options);
+  if (options.precision != precision::automatic || result.exact || !result.error_bound ||
+      trusted_digits(result).value_or(0) >= options.digits) {
+    return result;
+  }
+  return detail::escalate(matrix, options, std::move(result));
 }
 
 }  // namespace sparseperm

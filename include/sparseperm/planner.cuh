@@ -140,6 +140,8 @@ inline engine_estimate estimate_engine(const planner_block& block, const engine_
     e.why = "n > " + std::to_string(engine.max_n);
   } else if (block.matrix.is_complex() && !engine.complex_values) {
     e.why = "real matrices only";
+  } else if (block.options.precision == precision::double_double && !engine.double_double) {
+    e.why = "no double-double arithmetic";
   } else if (const auto why = engine_unavailable(engine, block.options)) {
     e.why = *why;
   } else if (const auto uncertified = engine.rounds_to_grids ? row_grid_refusal(block.matrix) : std::nullopt) {

@@ -28,11 +28,12 @@ namespace sparseperm {
 // The settings as text, each empty where not given.
 struct setting_texts {
   std::string engine;      // "auto" or an engine's name (engine_names())
-  std::string precision;   // "double", "compensated" or "exact"
+  std::string precision;   // "auto", "double", "compensated", "double-double" or "exact"
   std::string threads;     // CPU threads, 1 to 4096
   std::string devices;     // "all", "split" or device numbers: device_list
   std::string time_limit;  // a duration: "90m", "36h", "7d", or "none"
   std::string checkpoint;  // a journal file
+  std::string digits;      // the digits auto should certify, 1 to 17
 };
 
 inline compute_options options_from_text(const setting_texts& texts, const setting_source& where = {}) {
@@ -49,8 +50,9 @@ inline compute_options options_from_text(const setting_texts& texts, const setti
   }
   if (!texts.precision.empty()) {
     const auto p = parse_precision(texts.precision);
-    if (!p || *p == precision::automatic)
-      throw std::invalid_argument("unknown precision '" + texts.precision + "' (double, compensated or exact)");
+    if (!p)
+      throw std::invalid_argument("unknown precision '" + texts.precision +
+                                  "' (auto, double, compensated, double-double or exact)");
     options.precision = *p;
   }
   if (!texts.threads.empty())
@@ -58,6 +60,12 @@ inline compute_options options_from_text(const setting_texts& texts, const setti
   if (!texts.devices.empty()) options.devices = detail::device_list(option("devices"), texts.devices, where);
   if (!texts.time_limit.empty()) options.time_limit_seconds = detail::duration(option("time-limit"), texts.time_limit);
   options.checkpoint = texts.checkpoint;
+  if (!texts.digits.empty()) {
+    options.digits = static_cast<int>(detail::whole_number(option("digits"), texts.digits, 1, 17));
+    if (options.precision != precision::automatic)
+      throw std::invalid_argument("option '" + option("digits") + "' is auto's goal: precision '" +
+                                  std::string(precision_name(options.precision)) + "' runs as asked");
+  }
   return options;
 }
 

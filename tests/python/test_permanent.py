@@ -553,3 +553,53 @@ def test_the_stub_matches_the_package():
     for field in fields:  # a slot set at once, or a property read from the record when asked for
         slot = field in sparseperm.Result.__slots__
         assert slot or isinstance(getattr(sparseperm.Result, field, None), property), field
+
+
+def exact_ryser(a):
+    """The exact permanent of a matrix of doubles (or complex doubles), in Fractions: Ryser over subsets."""
+    n = len(a)
+    rows = [[(fractions.Fraction(complex(v).real), fractions.Fraction(complex(v).imag)) for v in row] for row in a]
+    total_re = total_im = fractions.Fraction(0)
+    for mask in range(1, 1 << n):
+        p_re, p_im = fractions.Fraction(1), fractions.Fraction(0)
+        for i in range(n):
+            s_re = sum((rows[i][j][0] for j in range(n) if mask >> j & 1), fractions.Fraction(0))
+            s_im = sum((rows[i][j][1] for j in range(n) if mask >> j & 1), fractions.Fraction(0))
+            p_re, p_im = p_re * s_re - p_im * s_im, p_re * s_im + p_im * s_re
+        sign = -1 if (n - bin(mask).count("1")) % 2 else 1
+        total_re += sign * p_re
+        total_im += sign * p_im
+    return total_re, total_im
+
+
+def test_bounds_where_terms_cancel_contain_the_exact_value_and_certify_digits():
+    rng = np.random.default_rng(2026)
+    for n in (7, 9):
+        for is_complex in (False, True):
+            a = rng.uniform(-1, 1, (n, n)) + (1j * rng.uniform(-1, 1, (n, n)) if is_complex else 0)
+            re, im = exact_ryser(a.tolist())
+            for precision in (None, "double", "compensated", "double-double"):
+                r = sparseperm.permanent(a, precision=precision)
+                assert not r.exact
+                error = abs(complex(r.value) - complex(float(re), float(im)))
+                assert error <= r.error_bound, (n, is_complex, precision)
+                assert r.trusted_digits >= (15 if precision == "double-double" else 11), (n, precision)
+
+
+def test_digits_ask_for_double_double_and_exact_dyadic_values():
+    rng = np.random.default_rng(7)
+    a = (rng.normal(size=(14, 14)) + 1j * rng.normal(size=(14, 14))) / np.sqrt(2)
+    first = sparseperm.permanent(a)
+    assert first.trusted_digits >= 10 and "double-double" not in first.plan
+    r = sparseperm.permanent(a, digits=15)
+    assert r.trusted_digits >= 15 and "so again in double-double" in r.plan
+    assert abs(r.value - first.value) <= r.error_bound + first.error_bound
+    with pytest.raises(ValueError, match="digits"):
+        sparseperm.permanent(a, precision="double", digits=12)
+    with pytest.raises(ValueError, match="digits"):
+        sparseperm.permanent(a, digits=0)
+    # an all-equal 62 x 62 matrix of 0.91: exactly 62! a^62 for the double a, through Glynn's 62 terms
+    record = sparseperm.permanent(np.full((62, 62), 0.91))
+    assert record.exact and record.value == math.factorial(62) * fractions.Fraction(0.91) ** 62
+    half = sparseperm.permanent([[0.5, -0.25], [0.75, 1.0]], precision="exact")
+    assert half.exact and half.value == fractions.Fraction(5, 16)  # 1/2 - 3/16

@@ -17,8 +17,8 @@
 namespace sparseperm::cli {
 
 inline const char* compute_help =
-    "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--threads N] [--devices D]\n"
-    "                          [--time-limit T] [--checkpoint FILE] [--json]\n"
+    "usage: sparseperm compute FILE [--engine NAME] [--precision P] [--digits D] [--threads N]\n"
+    "                          [--devices D] [--time-limit T] [--checkpoint FILE] [--json]\n"
     "                          [--row-multiplicities R1,R2,...] [--column-multiplicities C1,C2,...]\n"
     "\n"
     "The permanent of the matrix in FILE (Matrix Market: coordinate or array; real, integer, complex\n"
@@ -32,11 +32,15 @@ inline const char* compute_help =
     "                  cpu-sparse, cpu-cached (with g++) or, with a CUDA device, gpu-sparse,\n"
     "                  gpu-dense (n <= 48), gpu-dp (a frontier of at most 63 rows), gpu-glynn and\n"
     "                  (with nvcc) gpu-cached\n"
-    "  --precision P   double: plain sums, the fastest; compensated: TwoSum sums; exact: integer\n"
+    "  --precision P   double: plain sums, the fastest; compensated: TwoSum sums; double-double:\n"
+    "                  about 30 digits a term, for sums that cancel (cpu-sparse); exact: integer\n"
     "                  matrices only, 128-bit integers where they provably suffice, else residues\n"
     "                  modulo primes below 2^25 joined by the Chinese remainder theorem (dp: wide\n"
-    "                  integers); refused with exit code 2 for other matrices. Default: exact where\n"
-    "                  128 bits suffice (and on dp), else compensated\n"
+    "                  integers); refused with exit code 2 for other matrices. Default (auto): exact\n"
+    "                  where 128 bits suffice (and on dp), else compensated, then double-double\n"
+    "                  where that certifies fewer than --digits\n"
+    "  --digits D      the significant digits auto's bound should certify (1 to 17, default 10); a\n"
+    "                  run that certifies fewer runs again in double-double, and the plan says so\n"
     "  --threads N     CPU threads (default: all that are available)\n"
     "  --devices D     the CUDA devices: all, split (under MPI: the host's devices shared out between\n"
     "                  its ranks) or a list such as 0,1 (default 0). The Ryser engines share one\n"
@@ -76,8 +80,18 @@ inline void print_result(const permanent_result& r) {
   const engine_description* engine = find_engine(r.engine);  // null for "structure" and blocks' "a+b"
   const bool gpu = engine != nullptr && engine->on_gpu();
   const std::string value = complex_text(r);  // "a + bi" for complex matrices
-  if (r.exact) {
+  const std::size_t point = r.permanent.find('.');
+  if (r.exact && point != std::string::npos && value.size() > 80) {  // an exact dyadic rational, long
+    const std::size_t decimals = r.permanent.size() - point - 1;
+    std::string rounded = format_double(r.value);
+    if (r.complex) rounded += (r.imag < 0 ? " - " : " + ") + format_double(std::fabs(r.imag)) + "i";
+    std::printf("permanent  %s  (exact; rounded here from a fraction of %zu decimals, which --json prints)\n",
+                rounded.c_str(), decimals);
+  } else if (r.exact) {
     std::printf("permanent  %s  (exact)\n", value.c_str());
+  } else if (const auto digits = trusted_digits(r); digits && *digits == 0) {
+    std::printf("permanent  %s  (double precision: the bound |error| <= %s certifies no digit)\n", value.c_str(),
+                error_bound_text(r).c_str());
   } else if (const auto digits = trusted_digits(r)) {
     std::printf("permanent  %s  (double precision: %d digit%s trusted, |error| <= %s)\n", value.c_str(), *digits,
                 *digits == 1 ? "" : "s", error_bound_text(r).c_str());
@@ -166,7 +180,8 @@ inline compute_options compute_options_of(const arguments& args, const tool_cont
     throw usage_error("option '--checkpoint': an empty file name; name the journal's file");
   const setting_texts texts{args.value("engine").value_or(""),     args.value("precision").value_or(""),
                             args.value("threads").value_or(""),    args.value("devices").value_or(""),
-                            args.value("time-limit").value_or(""), args.value("checkpoint").value_or("")};
+                            args.value("time-limit").value_or(""), args.value("checkpoint").value_or(""),
+                            args.value("digits").value_or("")};
   compute_options options = as_usage([&] {
     return options_from_text(texts, {"--", cuda_devices_present(), context.host_rank, context.host_ranks});
   });
@@ -177,8 +192,8 @@ inline compute_options compute_options_of(const arguments& args, const tool_cont
 
 inline int run_compute(int argc, char** argv, const tool_context& context) {
   const arguments args(argc, argv, 2, {"json", "help"},
-                       {"engine", "threads", "devices", "precision", "time-limit", "checkpoint", "row-multiplicities",
-                        "column-multiplicities"});
+                       {"engine", "threads", "devices", "precision", "digits", "time-limit", "checkpoint",
+                        "row-multiplicities", "column-multiplicities"});
   if (args.flag("help")) {
     std::fputs(compute_help, stdout);
     return 0;

@@ -87,6 +87,15 @@ inline std::string complex_engine_names() {
   return names;
 }
 
+// The engines that run --precision double-double, for messages.
+inline std::string double_double_engine_names() {
+  std::string names;
+  for (const engine_description* e : engine_descriptions()) {
+    if (e->double_double) names += (names.empty() ? "" : ", ") + std::string(e->name);
+  }
+  return names;
+}
+
 // Why an engine cannot run on this machine with this build, or nothing when it can.
 inline std::optional<std::string> engine_unavailable(const engine_description& engine,
                                                      const compute_options& options = {}) {

@@ -22,6 +22,8 @@ struct cpu_sparse : ryser_engine {
       "the paper's CPU-SparsePerman: sparse Ryser over CSC, degree-sorted columns, zero tracking, OpenMP";
   static constexpr engine_placement placement = engine_placement::host;
   static constexpr bool cpu_threads = true;
+  static constexpr bool double_double = true;
+  static constexpr double double_double_factor = 6;       // its time in double-double against double (n = 20)
   static constexpr double step_per_row_seconds = 1.2e-9;  // per Gray step and row of x, one core (n = 28: 4.3 s)
   static constexpr double complex_factor = 1.6;           // complex values (n = 26, p = 0.3: 1.40 s vs 0.86 s)
   // A batch's dense floating matrix in the SIMD lanes (batch.cuh, ryser/dense_lanes.cuh), one
@@ -34,7 +36,8 @@ struct cpu_sparse : ryser_engine {
   static void estimate(const planner_block& block, engine_estimate& e) {
     const int n = block.matrix.n();
     e.seconds = std::ldexp(1.0, n - 1) * (n + 2) * step_per_row_seconds *
-                (block.matrix.is_complex() ? complex_factor : 1) /
+                (block.matrix.is_complex() ? complex_factor : 1) *
+                (block.options.precision == precision::double_double ? double_double_factor : 1) /
                 std::max(1, detail::engine_threads(block.options.threads));
   }
 };

@@ -16,6 +16,7 @@
 //                          and shares its chunks over options.processes (MPI ranks)
 //   complex_values         optional, true: it computes complex matrices' permanents too (the others
 //                          are not given them: compute refuses, the planner passes them over)
+//   double_double          optional, true: it runs --precision double-double (numeric/double_double.cuh)
 //   unavailable(options)   optional: why it cannot run here (nothing: it can)
 //   estimate(block, e)     optional: the planner's estimate of seconds and memory for a block, or why
 //                          not; engines without one are run only when asked for
@@ -161,8 +162,9 @@ struct engine_description {
   std::string_view module_type;                                         // generated engines
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
-  double compile_seconds;  // generated engines: what generating and compiling a module costs (planner)
-  bool journals = false;   // it keeps compute_options::checkpoint's journal and shares its chunks over MPI ranks
+  double compile_seconds;      // generated engines: what generating and compiling a module costs (planner)
+  bool journals = false;       // it keeps compute_options::checkpoint's journal and shares its chunks over MPI ranks
+  bool double_double = false;  // it runs --precision double-double
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
@@ -200,6 +202,10 @@ constexpr engine_description make_description() {
                   { E::journals } -> std::convertible_to<bool>;
                 })
     d.journals = E::journals;
+  if constexpr (requires {
+                  { E::double_double } -> std::convertible_to<bool>;
+                })
+    d.double_double = E::double_double;
   if constexpr (is_generated(E::placement)) {
     d.module_type = E::module_type;
     d.module_header = E::module_header;
@@ -265,6 +271,9 @@ struct compute_options {
   progress_counter* progress = nullptr;
   pipeline_options pipeline = {};  // where the generated engines compile (module/pipeline_options.cuh)
   sparseperm::precision precision = sparseperm::precision::automatic;
+  // Under precision::automatic, the significant digits a floating result should certify: a run that
+  // certifies fewer is repeated in double-double where an engine runs it (compute.cuh)
+  int digits = 10;
   // No absurd jobs: a run estimated beyond this is refused before it starts (infinity: no limit)
   double time_limit_seconds = 24 * 3600.0;
   // A checkpoint journal to resume from and append to (engines with the `journals` trait)

@@ -148,6 +148,8 @@ inline arithmetic_choice arithmetic_for(precision p, const exact_candidates& can
       return {arithmetic::double_sums};
     case precision::compensated:
       return {arithmetic::compensated};
+    case precision::double_double:
+      return {arithmetic::double_double};
     case precision::exact:
       if (const auto best = cheapest_exact(candidates, site)) return *best;
       throw engine_error(engine_error::kind::failed, "--precision exact: no exact arithmetic holds this matrix");

@@ -9,12 +9,14 @@
 //   row_abs_sums, row_l1_sums      per row Σ_j |a_ij| (the modulus) and Σ_j (|re| + |im|)
 //   row_grids_of<T>(matrix)        the run-time grids, T the floating type (long double for `reference`)
 //   perturbation_builder(m, rho)   what changing row i by rho(i) relatively does to the permanent
+//   split_row_grids_of(matrix)     two grids a row: values held exactly as coarse + fine (split_value)
 //   row_grid_refusal(matrix)       why no run on row grids can certify this matrix, or nothing
 //   grid_exponents_of, grid_value, grid_facts_of    the same for a matrix type, in constant evaluation
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../numeric/complex.cuh"
@@ -111,6 +113,53 @@ row_grids<T> row_grids_of(const sparse_matrix& matrix) {
     return rho;
   });
   if (!g.representable) b.unrepresentable();
+  g.facts = b.facts();
+  return g;
+}
+
+// Split row sums (numeric/double_double.cuh's split_value): each value a as coarse + fine, coarse on
+// its row's grid and fine = a − coarse (exact) on a second grid of the row's Σ_j |fine_ij|, so that both
+// parts' partial sums are exact and x = coarse + fine is the row sum of the values themselves. The
+// second grid rounds only values more than about 2^90 below their row's Σ|a_ij| (facts.change is 0
+// for every value above that); facts bound what it changes, as for row_grids.
+struct split_row_grids {
+  row_grids<double> coarse;
+  std::vector<int> fine_exponent;  // per row
+  grid_rounding_facts facts;
+  // (coarse, fine) of a value of row `row`
+  std::pair<double, double> split(int row, double v) const {
+    const double c = coarse.value(row, v);
+    return {c, round_to_grid<double>(v - c, fine_exponent[row])};
+  }
+};
+
+inline split_row_grids split_row_grids_of(const sparse_matrix& matrix) {
+  const int n = matrix.n();
+  split_row_grids g;
+  g.coarse = row_grids_of<double>(matrix);
+  g.fine_exponent.assign(n, -1021);
+  for (int i = 0; i < n; ++i) {
+    double fine_sum = 0;
+    for (double v : matrix.row_values(i)) fine_sum += std::fabs(v - g.coarse.value(i, v));
+    for (double v : matrix.row_imag(i)) fine_sum += std::fabs(v - g.coarse.value(i, v));
+    g.fine_exponent[i] = grid_exponent(fine_sum);
+  }
+  grid_rounding_builder b = perturbation_builder(matrix, [&](int i) {
+    double rho = 0;
+    const auto re = matrix.row_values(i);
+    const auto im = matrix.row_imag(i);
+    const auto dropped = [&](double v) {  // what the fine grid rounds away (exact: both are close)
+      const auto [c, f] = g.split(i, v);
+      return std::fabs(f - (v - c));
+    };
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      const double d = im.empty() ? dropped(re[k]) : std::hypot(dropped(re[k]), dropped(im[k])) * (1 + 0x1p-50);
+      const double a = im.empty() ? std::fabs(re[k]) : std::hypot(re[k], im[k]);
+      if (d > 0) rho = std::max(rho, d / a * bound_margin);
+    }
+    return rho;
+  });
+  if (!g.coarse.representable) b.unrepresentable();
   g.facts = b.facts();
   return g;
 }

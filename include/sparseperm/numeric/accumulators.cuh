@@ -11,6 +11,8 @@
 //                    reduction of per-thread sums, which then loses nothing
 //   complex_sum<S>   complex terms: S for the real parts and S for the imaginary ones (each keeps Σ|part|,
 //                    so the magnitude is Σ (|re t| + |im t|) ≥ Σ|t|); exact_complex_sum: 128-bit parts
+//   dd_sum           double-double terms and sums (double_double.cuh), with Σ|t| and the Σ|partial
+//                    sum| that their additions' error needs
 //   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
 //                    two dependency chains where one held a CPU at the adder's latency per step
 //                    (the sign is a constant in unrolled code, so the choice costs nothing there)
@@ -20,8 +22,21 @@
 
 #include "../core/config.cuh"
 #include "complex.cuh"
+#include "double_double.cuh"
 
 namespace sparseperm::detail {
+
+// Whether an accumulator sums double-double terms (dd_sum, and complex sums of it).
+template <class Sum>
+constexpr bool double_double_terms_of() {
+  if constexpr (requires { Sum::double_double_terms; }) {
+    return Sum::double_double_terms;
+  } else {
+    return false;
+  }
+}
+template <class Sum>
+inline constexpr bool is_double_double_sum = double_double_terms_of<Sum>();
 
 struct plain_sum {
   double sum = 0;
@@ -108,11 +123,13 @@ struct exact_sum {
 template <class Sum>
 struct complex_sum {
   Sum re, im;
-  SPARSEPERM_HOST_DEVICE void add(const complex_double& term) {
+  template <class Part>  // double, or double_double for dd_sum
+  SPARSEPERM_HOST_DEVICE void add(const complex_number<Part>& term) {
     re.add(term.re);
     im.add(term.im);
   }
-  SPARSEPERM_HOST_DEVICE void add_signed(const complex_double& term, bool negative) {
+  template <class Part>
+  SPARSEPERM_HOST_DEVICE void add_signed(const complex_number<Part>& term, bool negative) {
     re.add_signed(term.re, negative);
     im.add_signed(term.im, negative);
   }
@@ -122,6 +139,7 @@ struct complex_sum {
   }
   SPARSEPERM_HOST_DEVICE complex_double value() const { return {re.value(), im.value()}; }
   static constexpr bool compensated = Sum::compensated;
+  static constexpr bool double_double_terms = double_double_terms_of<Sum>();
   static std::string description() { return "complex " + Sum::description(); }
 };
 
@@ -169,6 +187,43 @@ struct sign_split_sum {
   static constexpr bool compensated = Sum::compensated;
   static std::string description() { return Sum::description() + " of the added and the subtracted terms"; }
 };
+
+// Double-double terms (numeric/double_double.cuh), summed with dd_plus: each addition is off by at
+// most dd_sum_unit of its result, so `partials` keeps Σ |result| of the additions (error_bound.cuh).
+struct dd_sum {
+  double_double sum{};
+  double magnitude = 0;  // Σ|t.hi|
+  double partials = 0;   // Σ|ŝ.hi| over the additions' results
+  SPARSEPERM_HOST_DEVICE void add(const double_double& term) {
+    sum = dd_plus(sum, term);
+    magnitude += std::fabs(term.hi);
+    partials += std::fabs(sum.hi);
+  }
+  SPARSEPERM_HOST_DEVICE void add_signed(const double_double& term, bool negative) {
+    add(negative ? dd_negate(term) : term);
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const dd_sum& other) {
+    sum = dd_plus(sum, other.sum);
+    magnitude += other.magnitude;
+    partials += other.partials + std::fabs(sum.hi);
+  }
+  SPARSEPERM_HOST_DEVICE double value() const { return sum.hi + sum.lo; }
+  static constexpr bool compensated = true;
+  static constexpr bool double_double_terms = true;
+  static std::string description() { return "double-double"; }
+};
+
+// Σ|ŝ| of the additions of a double-double accumulator (0 for others).
+template <class Sum>
+SPARSEPERM_HOST_DEVICE double partials_of(const Sum& s) {
+  if constexpr (requires { s.re.partials; }) {
+    return s.re.partials + s.im.partials;
+  } else if constexpr (requires { s.partials; }) {
+    return s.partials;
+  } else {
+    return 0;
+  }
+}
 
 // Σ|term| of a floating accumulator (0 for exact ones, which need no bound).
 template <class Sum>

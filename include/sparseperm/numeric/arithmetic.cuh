@@ -9,7 +9,9 @@
 //                      compensated  double, TwoSum per-thread sums and an exact host reduction, with a bound
 //                      exact        integer matrices only: 128-bit integers where the bound fits, or
 //                                   residues modulo several primes joined by the Chinese remainder theorem
-//   arithmetic (run)   double_sums | compensated | exact128 | residues (with a prime count)
+//                      double_double  double-double products and sums of exact row sums (engines with
+//                                   the double_double trait): about 30 digits a term, for sums that cancel
+//   arithmetic (run)   double_sums | compensated | exact128 | residues (with a prime count) | double_double
 //
 //   arithmetic_site, relative_time   what an exact arithmetic costs against double where it runs
 //   cheapest_exact(candidates, site) the exact arithmetic an engine runs (exact_choice_reason: why)
@@ -26,7 +28,7 @@
 
 namespace sparseperm {
 
-enum class precision { automatic, double_sums, compensated, exact };
+enum class precision { automatic, double_sums, compensated, exact, double_double };
 
 inline constexpr std::string_view precision_name(precision p) {
   switch (p) {
@@ -36,20 +38,29 @@ inline constexpr std::string_view precision_name(precision p) {
       return "compensated";
     case precision::exact:
       return "exact";
+    case precision::double_double:
+      return "double-double";
     default:
       return "auto";
   }
 }
 
 inline std::optional<precision> parse_precision(std::string_view name) {
-  for (precision p : {precision::automatic, precision::double_sums, precision::compensated, precision::exact}) {
+  for (precision p : {precision::automatic, precision::double_sums, precision::compensated, precision::exact,
+                      precision::double_double}) {
     if (precision_name(p) == name) return p;
   }
   return std::nullopt;
 }
 
 // What an engine runs. The values are module_info's encoding: keep them.
-enum class arithmetic : std::int32_t { double_sums = 0, compensated = 1, exact128 = 2, residues = 3 };
+enum class arithmetic : std::int32_t {
+  double_sums = 0,
+  compensated = 1,
+  exact128 = 2,
+  residues = 3,
+  double_double = 4
+};
 
 inline constexpr bool is_exact(arithmetic a) { return a == arithmetic::exact128 || a == arithmetic::residues; }
 
@@ -75,6 +86,8 @@ inline std::string arithmetic_words(const arithmetic_choice& c) {
       return "compensated double";
     case arithmetic::exact128:
       return "exact, 128-bit integers";
+    case arithmetic::double_double:
+      return "double-double";
     default:
       return "exact, residues modulo " + std::to_string(c.primes) + " prime" + (c.primes == 1 ? "" : "s");
   }

@@ -57,6 +57,24 @@ class big_integer {
     return result;
   }
 
+  // A double that holds an integer, exactly (of any magnitude: 2^1000 too).
+  static big_integer from_integer_double(double v) {
+    int exponent = 0;
+    const double fraction = std::frexp(v, &exponent);  // v = fraction·2^exponent, |fraction| in [1/2, 1)
+    if (exponent <= 53) return big_integer(static_cast<long long>(v));
+    big_integer result(static_cast<long long>(std::ldexp(fraction, 53)));
+    for (int k = exponent - 53; k > 0; k -= 30) result = result.times(1ll << (k < 30 ? k : 30));
+    return result;
+  }
+
+  // The number of trailing zero bits (0 for 0).
+  std::size_t trailing_zero_bits() const noexcept {
+    for (std::size_t i = 0; i < limbs_.size(); ++i) {
+      if (limbs_[i] != 0) return 32 * i + static_cast<std::size_t>(__builtin_ctz(limbs_[i]));
+    }
+    return 0;
+  }
+
   // The magnitude's limbs, least significant first (no leading zero limb), and back: a record's
   // bytes (run/record_codec.cuh).
   const std::vector<std::uint32_t>& magnitude() const noexcept { return limbs_; }

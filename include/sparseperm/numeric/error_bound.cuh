@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "../core/config.cuh"
+#include "double_double.cuh"
 
 namespace sparseperm::detail {
 
@@ -203,14 +204,41 @@ struct floating_sum_report {
   // complex runs: sum and magnitude are l1 norms (|re| + |im|: error_bound's sums are per part), and
   // a product of n factors rounds as complex_product_roundings(n) real ones (numeric/complex.cuh)
   bool complex = false;
+  // split row sums (double_double.cuh's split_value): every factor is rounded once before the product
+  bool rounded_factors = false;
+  // double-double products and sums: the products' unit is dd_product_unit (complex:
+  // dd_complex_product_unit), and `partials` is the Σ|ŝ| of the sums' results (dd_sum)
+  bool double_double = false;
+  double partials = 0;
 };
+
+// The same for double-double products of exact factors and double-double sums: a product of n factors
+// is off by at most (1 + ε)^(n−1) − 1 ≤ (n−1)ε/(1 − (n−1)ε) of Π|x| (ε per multiplication), an addition
+// by dd_sum_unit of its result (Σ of those: r.partials, a plain double sum of at most `chain` + 2
+// terms), and the double value by u of itself; underflow: each double-double operation may lose up to
+// 2^−1074 absolutely where its parts underflow (16 roundings a real multiplication, 64 a complex one,
+// each times the rest of the product as in f.underflow).
+inline double ryser_double_double_bound(int n, const floating_sum_report& r, const grid_rounding_facts& f) {
+  const double u = r.unit;
+  const double chain = static_cast<double>(r.chain);
+  const double epsilon = r.complex ? dd_complex_product_unit : dd_product_unit;
+  const double steps = (n > 1 ? n - 1 : 0) * epsilon;
+  const double products = steps / (1 - steps) * bound_margin;
+  // Σ|t̂.hi| computed plainly; |t| ≤ |t̂|(1 + products) and |t̂| ≤ |t̂.hi|(1 + 2u)
+  const double magnitude = r.magnitude * (1 + gamma_of(chain + 2, u)) * (1 + 2 * u) * (1 + products);
+  const double sums = dd_sum_unit * (1 + 4 * u) * r.partials * (1 + gamma_of(chain + 2, u));
+  const double underflow = (r.complex ? 64 : 16) * f.underflow;
+  return (products * magnitude + sums + 2 * u * std::fabs(r.sum) + underflow) * bound_margin;
+}
 
 // A bound on |Σ̂ − Σ| over Ã for a run of an n×n matrix (before the Nijenhuis–Wilf factor ±2).
 inline double ryser_sum_bound(int n, const floating_sum_report& r, const grid_rounding_facts& f) {
   if (!f.representable) return std::numeric_limits<double>::infinity();
+  if (r.double_double) return ryser_double_double_bound(n, r, f);
   const double u = r.unit;
   const double chain = static_cast<double>(r.chain);
-  const double roundings = r.complex ? 4.0 * n + 1 : n;  // ≥ complex_product_roundings(n)
+  const double roundings = (r.complex ? 4.0 * n + 1 : n) + (r.rounded_factors ? n : 0);  // complex: ≥
+                                                                                         // complex_product_roundings(n)
   // the computed Σ|t̂| is short of the true one by at most γ_L, and |t| ≤ |t̂|(1 + γ_(n−1))
   const double magnitude = r.magnitude * (1 + gamma_of(chain + 2, u)) * (1 + gamma_of(roundings, u));
   const double sums = r.compensated ? gamma_of(static_cast<double>(r.block) + 1, u) +

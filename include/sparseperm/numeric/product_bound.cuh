@@ -22,7 +22,9 @@ class product_bound {
  public:
   // roundings: a multiplication's, in units of roundoff (1 real, 4 complex: numeric/complex.cuh);
   // complex values enter as their moduli
-  explicit product_bound(int n, int roundings = 1) : n_(n), roundings_(roundings) {}
+  // factor_is_one: F̂ = 1 exactly (no 1×1 block, no reduction): it and F̂·v̂_1 round nothing
+  explicit product_bound(int n, int roundings = 1, bool factor_is_one = false)
+      : n_(n), roundings_(roundings), factor_is_one_(factor_is_one) {}
 
   // One block's value and bound.
   void factor(double value, double bound) {
@@ -39,8 +41,8 @@ class product_bound {
 
   // A bound on |perm − value| (rounded up to a double), value = F̂ · Π v̂_k as a scaled double.
   double of(const scaled_double& factor, const scaled_double& value) const {
-    const double g_factor = gamma_of(roundings_ * (2.0 * n_ + 2), 0x1p-53);
-    const double g_blocks = gamma_of(roundings_ * (blocks_ + 1.0), 0x1p-53);
+    const double g_factor = factor_is_one_ ? 0 : gamma_of(roundings_ * (2.0 * n_ + 2), 0x1p-53);
+    const double g_blocks = gamma_of(roundings_ * (blocks_ + (factor_is_one_ ? 0.0 : 1.0)), 0x1p-53);
     if (zero_ || !std::isfinite(relative_)) {
       scaled_double b(std::fabs(factor.mantissa()) * (1 + g_factor) * bound_margin);
       b.scale(factor.exponent());
@@ -56,6 +58,7 @@ class product_bound {
  private:
   int n_;
   int roundings_;
+  bool factor_is_one_;
   int blocks_ = 0;
   bool zero_ = false;
   scaled_double upper_;  // Π(|v̂_k| + β_k)

@@ -93,7 +93,7 @@ struct big_integer_arithmetic {
   using product = detail::big_integer;
   static constexpr bool exact = true;
   static constexpr const char* name = "exact big integers";
-  static value entry(double re, double) { return value(static_cast<long long>(re)); }
+  static value entry(double re, double) { return value::from_integer_double(re); }
   static product multiply(const product& p, const value& v) { return p * v; }
 };
 
@@ -103,7 +103,7 @@ struct big_gaussian_arithmetic {
   static constexpr bool exact = true;
   static constexpr const char* name = "exact big Gaussian integers";
   static value entry(double re, double im) {
-    return value(detail::big_integer(static_cast<long long>(re)), detail::big_integer(static_cast<long long>(im)));
+    return value(detail::big_integer::from_integer_double(re), detail::big_integer::from_integer_double(im));
   }
   static product multiply(const product& p, const value& v) { return p * v; }
 };

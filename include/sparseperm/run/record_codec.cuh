@@ -145,6 +145,10 @@ inline bool valid_record(const two_sum& s) { return valid_record(s.sum) && valid
 inline bool valid_record(const compensated_sum& s) {
   return valid_record(static_cast<const two_sum&>(s)) && valid_magnitude(s.magnitude);
 }
+inline bool valid_record(const dd_sum& s) {
+  return valid_record(s.sum.hi) && valid_record(s.sum.lo) && valid_magnitude(s.magnitude) &&
+         valid_magnitude(s.partials);
+}
 #if SPARSEPERM_HAS_INT128
 inline bool valid_record(const exact_sum&) { return true; }
 inline bool valid_record(const exact_complex_sum&) { return true; }

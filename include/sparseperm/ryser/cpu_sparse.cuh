@@ -30,6 +30,7 @@
 #include "../matrix/row_grids.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/accumulators.cuh"
+#include "../numeric/double_double.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/value_types.cuh"
 #include "../run/sharing.cuh"
@@ -65,19 +66,37 @@ struct ryser_columns {
 // arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
 // x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
 template <class X>
+inline constexpr bool is_split_value = false;
+template <class V>
+inline constexpr bool is_split_value<split_value<V>> = true;
+
+template <class X>
 ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                     bool doubled = !std::is_floating_point_v<part_type<X>>) {
   using part = part_type<X>;
   const int n = matrix.n();
   ryser_columns<X> m;
   m.n = n;
-  const bool on_grid = !doubled;
+  const bool on_grid = !doubled && !is_split_value<X>;
   const row_grids<double> grids = on_grid ? row_grids_of<double>(matrix) : row_grids<double>{};
   if (on_grid) m.grid = grids.facts;
+  split_row_grids split;
+  if constexpr (is_split_value<X>) {
+    split = split_row_grids_of(matrix);
+    m.grid = split.facts;
+  }
   m.start.push_back(0);
   m.x0.assign(n, X{0});
   const auto entry = [&](int row, double re, double im) -> X {
-    if constexpr (is_complex_number<X>) {
+    if constexpr (is_split_value<X>) {  // exactly the value, in two parts
+      const auto [c, f] = split.split(row, re);
+      if constexpr (is_complex_number<decltype(X{}.coarse)>) {
+        const auto [ci, fi] = split.split(row, im);
+        return X({c, ci}, {f, fi});
+      } else {
+        return X(c, f);
+      }
+    } else if constexpr (is_complex_number<X>) {
       if (on_grid) return X(grids.value(row, re, im));
       return {static_cast<part>(re) * part{2}, static_cast<part>(im) * part{2}};
     } else {

@@ -57,25 +57,47 @@ SPARSEPERM_ENGINE_RUN permanent_result run_cpu_sparse(const sparse_matrix& matri
   host_chunking chunking;
   std::string arithmetic;
   shared_chunks shared{options.sharing};
-  const arithmetic_choice choice =
-      choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
-  if (matrix.is_complex()) {
+  const auto run = [&]<class X, class Sum, class Product>(bool doubled) {
+    const auto columns = make_ryser_columns<X>(matrix, column_order, doubled);
+    const Sum sum = sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared, engine);
+    set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid, 1, is_split_value<X>});
+    arithmetic = Sum::description();
+  };
+  // Floating values that their row grids would round: split row sums (numeric/double_double.cuh), so
+  // that the bound is a running one, free of what rounding the values would change.
+  const auto split = [&] { return !matrix.has_integer_values() && row_grids_of<double>(matrix).facts.change > 0; };
+  const auto floating = [&]<class V, class Sum>() {
+    if (split()) {
+      run.template operator()<split_value<V>, Sum, plain_product>(false);
+    } else {
+      run.template operator()<V, Sum, plain_product>(false);
+    }
+  };
+  if (options.precision == precision::double_double) {
+    if (matrix.is_complex()) {
+      run.template operator()<split_value<complex_double>, complex_sum<dd_sum>, double_double_product>(false);
+    } else {
+      run.template operator()<split_value<double>, dd_sum, double_double_product>(false);
+    }
+  } else if (matrix.is_complex()) {
+    const arithmetic_choice choice =
+        choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
     visit_complex_arithmetic(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      const auto columns = make_ryser_columns<X>(matrix, column_order);
-      const Sum sum = sum_all_steps<X, Sum>(columns, result.threads, options.progress, chunking, shared, engine);
-      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
+      if constexpr (Arith::exact) {
+        run.template operator()<typename Arith::value, Sum, plain_product>(true);
+      } else {
+        floating.template operator()<typename Arith::value, Sum>();
+      }
     });
   } else {
+    const arithmetic_choice choice =
+        choose_ryser_arithmetic(matrix, options.precision, result.engine, arithmetic_site::host_runtime);
     visit_arithmetic<false, runtime_prime_counts>(choice, [&]<class Arith, class Sum>() {
-      using X = typename Arith::value;
-      using Product = product_type_of<Arith>;
-      const auto columns = make_ryser_columns<X>(matrix, column_order, Arith::exact);  // exact: doubled
-      const Sum sum =
-          sum_all_steps<X, Sum, Product>(columns, result.threads, options.progress, chunking, shared, engine);
-      set_ryser_sum(result, n, sum, chunking.longest_chain(), {columns.grid});
-      arithmetic = Sum::description();
+      if constexpr (Arith::exact) {
+        run.template operator()<typename Arith::value, Sum, product_type_of<Arith>>(true);  // doubled
+      } else {
+        floating.template operator()<typename Arith::value, Sum>();
+      }
     });
   }
   result.plan = "columns by ascending degree; 2^" + std::to_string(n - 1) + " Gray steps in chunks of 2^" +

@@ -79,19 +79,16 @@ struct chunk_record {  // exact: the merged sum
   }
 };
 
-// An exact sum of doubles as hi + lo, |exact − (hi + lo)| ≤ 2^−104·|exact| (hi is within an ulp of
-// it, lo within an ulp of the rest), and Σ|t| rounded up.
-struct double_double {
-  double hi = 0, lo = 0;
-  static double_double of(const exact_double_sum& exact) {
-    double_double d;
-    d.hi = exact.value();
-    exact_double_sum rest = exact;
-    rest.add(-d.hi);
-    d.lo = rest.value();
-    return d;
-  }
-};
+// An exact sum of doubles as a double_double (numeric/double_double.cuh), |exact − (hi + lo)| ≤
+// 2^−104·|exact| (hi is within an ulp of it, lo within an ulp of the rest), and Σ|t| rounded up.
+inline double_double double_double_of(const exact_double_sum& exact) {
+  double_double d;
+  d.hi = exact.value();
+  exact_double_sum rest = exact;
+  rest.add(-d.hi);
+  d.lo = rest.value();
+  return d;
+}
 inline double rounded_up(const exact_double_sum& s) {
   return std::nextafter(std::nextafter(s.value(), std::numeric_limits<double>::infinity()),
                         std::numeric_limits<double>::infinity());
@@ -110,7 +107,7 @@ struct chunk_record<Sum, double> {
       sums[t].for_each_part([&](double v) { total.add(v); });
       magnitude.add(magnitude_of(sums[t]));
     }
-    return {double_double::of(total), rounded_up(magnitude)};
+    return {double_double_of(total), rounded_up(magnitude)};
   }
 };
 
@@ -125,7 +122,7 @@ struct chunk_record<Sum, complex_double> {
       sums[t].im.for_each_part([&](double v) { im.add(v); });
       magnitude.add(magnitude_of(sums[t]));
     }
-    return {double_double::of(re), double_double::of(im), rounded_up(magnitude)};
+    return {double_double_of(re), double_double_of(im), rounded_up(magnitude)};
   }
 };
 

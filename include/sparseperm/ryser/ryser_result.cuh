@@ -23,8 +23,9 @@ namespace sparseperm::detail {
 
 // What a floating run's bound needs from its engine besides its sums (error_bound.cuh).
 struct floating_run_facts {
-  grid_rounding_facts grid;  // what rounding the values to their row grids changed
-  std::uint64_t block = 1;   // compensated sums: terms summed plainly before each TwoSum
+  grid_rounding_facts grid;      // what rounding the values to their row grids changed
+  std::uint64_t block = 1;       // compensated sums: terms summed plainly before each TwoSum
+  bool rounded_factors = false;  // split row sums rounded once a factor (error_bound.cuh)
 };
 
 // A floating result: the value ±2Σ̂ and its error bound (rounding, then the grid's change); a
@@ -93,6 +94,8 @@ floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain
   report.chain = chain;
   report.block = facts.block;
   report.compensated = Sum::compensated;
+  report.rounded_factors = facts.rounded_factors;
+  report.double_double = is_double_double_sum<Sum>;
   return report;
 }
 
@@ -103,9 +106,13 @@ void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_
                    const floating_run_facts& facts) {
   if constexpr (
       requires { Sum::compensated; } && requires { sum.re; }) {
-    set_ryser_value(result, n, sum.value(), sum_report<Sum>(0, magnitude_of(sum), chain, facts), facts.grid);
+    floating_sum_report report = sum_report<Sum>(0, magnitude_of(sum), chain, facts);
+    report.partials = partials_of(sum);
+    set_ryser_value(result, n, sum.value(), report, facts.grid);
   } else if constexpr (requires { Sum::compensated; }) {
-    set_ryser_value(result, n, sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts), facts.grid);
+    floating_sum_report report = sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts);
+    report.partials = partials_of(sum);
+    set_ryser_value(result, n, report, facts.grid);
   } else {
     set_ryser_value(result, n, sum.value());
   }

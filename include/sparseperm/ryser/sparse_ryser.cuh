@@ -11,6 +11,7 @@
 #include "../core/config.cuh"
 #include "../detail/bits.cuh"
 #include "../numeric/complex.cuh"
+#include "../numeric/double_double.cuh"
 #include "../numeric/modular.cuh"
 #include "gray_code.cuh"
 #include "gray_steps.cuh"
@@ -71,6 +72,32 @@ SPARSEPERM_HOST_DEVICE inline complex_double product_of(const complex_double* x,
   return p0 * p1;
 }
 
+// Split row sums (numeric/double_double.cuh): each factor rounded once, then as above (a product of n
+// factors counts 2n − 1 roundings, complex ones one more per factor).
+SPARSEPERM_HOST_DEVICE inline double product_of(const split_value<double>* x, int n, int stride) {
+  double p0 = 1, p1 = 1, p2 = 1, p3 = 1;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    p0 *= x[i * stride].factor();
+    p1 *= x[(i + 1) * stride].factor();
+    p2 *= x[(i + 2) * stride].factor();
+    p3 *= x[(i + 3) * stride].factor();
+  }
+  for (; i < n; ++i) p0 *= x[i * stride].factor();
+  return (p0 * p1) * (p2 * p3);
+}
+
+SPARSEPERM_HOST_DEVICE inline complex_double product_of(const split_value<complex_double>* x, int n, int stride) {
+  complex_double p0{1, 0}, p1{1, 0};
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    p0 = p0 * x[i * stride].factor();
+    p1 = p1 * x[(i + 1) * stride].factor();
+  }
+  if (i < n) p0 = p0 * x[i * stride].factor();
+  return p0 * p1;
+}
+
 // The product of x in the arithmetic of X (double, or 128-bit for int64 x)...
 struct plain_product {
   template <class X>
@@ -91,6 +118,23 @@ struct residue_product {
     }
     if (i < n) p0 = p0 * residues<K>(x[i * stride]);
     return p0 * p1;
+  }
+};
+
+// ... or in double-double from split row sums (every factor exact), two chains.
+struct double_double_product {
+  template <class V>
+  SPARSEPERM_HOST_DEVICE auto operator()(const split_value<V>* x, int n, int stride) const {
+    auto p0 = dd_factor(x[0]);
+    if (n == 1) return p0;
+    auto p1 = dd_factor(x[stride]);
+    int i = 2;
+    for (; i + 2 <= n; i += 2) {
+      p0 = dd_times(p0, dd_factor(x[i * stride]));
+      p1 = dd_times(p1, dd_factor(x[(i + 1) * stride]));
+    }
+    if (i < n) p0 = dd_times(p0, dd_factor(x[i * stride]));
+    return dd_times(p0, p1);
   }
 };
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections.abc
 import math
+from fractions import Fraction
 import os
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union
 
@@ -74,7 +75,7 @@ class Result:
         self.exact, is_complex, real, imag, self.error_bound, scaled = record.summary()
         self.exponent: int = 0
         if self.exact:
-            real, imag = _decimal_int(real), _decimal_int(imag) if is_complex else 0
+            real, imag = _exact_number(real), _exact_number(imag) if is_complex else 0
         elif scaled:  # beyond double's range: value inf or 0, the exact mantissa and exponent
             s = self.record["scaled"]
             self.exponent = s["exponent"]
@@ -203,6 +204,14 @@ class Results(collections.abc.Sequence):
 
     def __repr__(self) -> str:
         return f"<sparseperm.Results of {len(self)} permanents>"
+
+
+def _exact_number(text: str) -> Union[int, Fraction]:
+    """An exact decimal: an int, or a Fraction where it has decimals (an exact dyadic permanent)."""
+    if "." not in text:
+        return _decimal_int(text)
+    whole, decimals = text.split(".")
+    return Fraction(_decimal_int(whole + decimals), 10**len(decimals))
 
 
 def _decimal_int(text: str) -> int:
@@ -350,10 +359,10 @@ def _multiplicities(counts, what: str) -> list:
 _DEFAULT_OPTIONS = []  # the defaults' _Options, made once: a small call's share of the time
 
 
-def _options(engine, precision, threads, devices, rows, cols, time_limit):
+def _options(engine, precision, threads, devices, rows, cols, time_limit, digits=None):
     """The settings as the command-line tool's text (the library reads both alike)."""
     defaults = (engine == "auto" and precision is None and threads is None and devices is None and rows is None
-                and cols is None and time_limit is None)
+                and cols is None and time_limit is None and digits is None)
     if defaults and _DEFAULT_OPTIONS:
         return _DEFAULT_OPTIONS[0]
     if threads is None:
@@ -366,10 +375,12 @@ def _options(engine, precision, threads, devices, rows, cols, time_limit):
         raise ValueError(f"time_limit: seconds above 0 (math.inf: none), not {time_limit!r}")
     else:
         limit = "none" if math.isinf(time_limit) else f"{float(time_limit)!r}s"
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, (int, np.integer))):
+        raise ValueError(f"digits: a whole number 1 to 17, not {digits!r}")
     options = _core._Options(engine=str(engine), precision=precision or "", threads=str(threads),
                              devices=_devices(devices), time_limit=limit,
                              rows=_multiplicities(rows, "rows"), cols=_multiplicities(cols, "cols"),
-                             include_dir=_INCLUDE_DIR)
+                             include_dir=_INCLUDE_DIR, digits="" if digits is None else str(digits))
     if defaults:
         _DEFAULT_OPTIONS.append(options)
     return options
@@ -378,14 +389,17 @@ def _options(engine, precision, threads, devices, rows, cols, time_limit):
 def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
               threads: Optional[int] = None, devices: Devices = None,
               rows: Optional[Sequence[int]] = None, cols: Optional[Sequence[int]] = None,
-              time_limit: Optional[float] = None) -> Result:
+              time_limit: Optional[float] = None, digits: Optional[int] = None) -> Result:
     """The permanent of a square matrix.
 
     A: a numpy array (integers, floats or complex), a scipy.sparse array or matrix (any format), or
     nested lists. engine: "auto" (the planner: structure first, then the fastest engine for each
-    block) or an engine's name (``engines()``). precision: None (exact for integer matrices,
-    compensated doubles with a proven bound otherwise), "double", "compensated" or "exact" (integer
-    matrices only). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
+    block) or an engine's name (``engines()``). precision: None or "auto" (exact for integer
+    matrices, compensated doubles with a proven bound otherwise, again in double-double, then
+    exactly, where that bound certifies fewer than ``digits`` significant digits, default 10),
+    "double", "compensated", "double-double" (cpu-sparse) or "exact" (integers, and matrices of
+    doubles whose rows are integers times one power of two below 2^53: the value is then a
+    ``fractions.Fraction`` where not an integer). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
     rows, cols: multiplicities, the permanent of A with row i repeated rows[i] times and column j
     cols[j] times (boson sampling with several photons in a mode). time_limit: refuse a run
     estimated beyond this many seconds (default 24 hours; math.inf for none).
@@ -393,7 +407,7 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     Raises ValueError for a bad matrix or option, EngineUnavailableError for an engine that cannot
     run here, OverflowError where double precision overflows, KeyboardInterrupt on Ctrl-C.
     """
-    options = _options(engine, precision, threads, devices, rows, cols, time_limit)
+    options = _options(engine, precision, threads, devices, rows, cols, time_limit, digits)
     if type(A) is np.ndarray:
         # float64, complex128, integer and bool arrays: no coordinates, the library reads the array
         record = _core.compute_array(A, options)

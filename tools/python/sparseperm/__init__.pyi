@@ -1,4 +1,5 @@
 import os
+from fractions import Fraction
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
@@ -13,7 +14,7 @@ class SparsepermError(RuntimeError): ...
 class EngineUnavailableError(SparsepermError): ...
 
 class Result:
-    value: Union[int, float, complex]
+    value: Union[int, Fraction, float, complex]
     exact: bool
     error_bound: Optional[float]
     trusted_digits: Optional[int]
@@ -46,7 +47,8 @@ class Engine(NamedTuple):
 
 def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] = None,
               threads: Optional[int] = None, devices: Devices = None, rows: Optional[Sequence[int]] = None,
-              cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None) -> Result: ...
+              cols: Optional[Sequence[int]] = None, time_limit: Optional[float] = None,
+              digits: Optional[int] = None) -> Result: ...
 class Results(Sequence[Result]):
     @property
     def values(self) -> np.ndarray: ...

@@ -367,15 +367,16 @@ void define_computing(nb::module_& m) {
       .def(
           "__init__",
           [](door_options* self, std::string engine, std::string precision, std::string threads, std::string devices,
-             std::string time_limit, std::vector<int> rows, std::vector<int> cols, std::string include_dir) {
-            door_options options{std::move(engine),  std::move(precision),  std::move(threads),
-                                 std::move(devices), std::move(time_limit), std::move(rows),
-                                 std::move(cols),    std::move(include_dir)};
+             std::string time_limit, std::vector<int> rows, std::vector<int> cols, std::string include_dir,
+             std::string digits) {
+            door_options options{std::move(engine),  std::move(precision),   std::move(threads),
+                                 std::move(devices), std::move(time_limit),  std::move(rows),
+                                 std::move(cols),    std::move(include_dir), std::move(digits)};
             read_settings(options);  // a bad setting raises here, before the object exists
             new (self) door_options(std::move(options));
           },
           nb::arg("engine"), nb::arg("precision"), nb::arg("threads"), nb::arg("devices"), nb::arg("time_limit"),
-          nb::arg("rows"), nb::arg("cols"), nb::arg("include_dir"));
+          nb::arg("rows"), nb::arg("cols"), nb::arg("include_dir"), nb::arg("digits") = "");
   m.def(
       "compute",
       [](int n, const index_array& rows, const index_array& columns, const value_array& real,

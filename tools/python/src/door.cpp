@@ -70,8 +70,8 @@ compute_options to_options(const door_options& o, progress_counter* progress) {
 // the module pipeline for the generated engines. The devices present are counted here, once: a
 // small call's share of the time.
 void read_settings(door_options& o) {
-  auto options = std::make_shared<compute_options>(
-      options_from_text({o.engine, o.precision, o.threads, o.devices, o.time_limit, ""}, {"", devices_present()}));
+  auto options = std::make_shared<compute_options>(options_from_text(
+      {o.engine, o.precision, o.threads, o.devices, o.time_limit, "", o.digits}, {"", devices_present()}));
   options->pipeline.include_dir = o.include_dir;
   options->modules = module_pipeline();
   o.read = std::move(options);

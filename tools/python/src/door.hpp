@@ -33,6 +33,7 @@ struct door_options {
   std::string engine, precision, threads, devices, time_limit;
   std::vector<int> row_multiplicities, column_multiplicities;  // empty: 1 each
   std::string include_dir;
+  std::string digits;  // empty: the default
   std::shared_ptr<const compute_options> read;
 };
 // Reads the settings (std::invalid_argument, with Python's names, for a bad one) into o.read.

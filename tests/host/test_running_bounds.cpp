@@ -1,0 +1,346 @@
+// Running (a-posteriori) bounds where the terms of Ryser's sum cancel: signed real and complex
+// matrices of full 53-bit values (boson-sampling amplitudes are such), against their exact dyadic
+// permanents in big integers. Every bound contains the exact value, in double, compensated and
+// double-double; it certifies digits (the a-priori bounds through perm(|A|) certified none here); a
+// tampered sum falls outside it; and auto repeats a run in double-double when double certifies fewer
+// digits than asked for.
+#include <doctest/doctest.h>
+
+#include <sparseperm/compute.cuh>
+#include <sparseperm/engines/cpu_sparse.cuh>
+#include <sparseperm/engines/reference.cuh>
+#include <sparseperm/ryser/cpu_sparse.cuh>
+#include <sparseperm/settings.cuh>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace sp = sparseperm;
+namespace ts = test_support;
+using sp::detail::big_integer;
+
+namespace {
+
+// A random n × n matrix, every entry present, of full 53-bit values: uniform in [−1, 1) (real) or
+// both parts so (complex).
+sp::sparse_matrix random_cancelling(sp::random_stream& s, int n, bool complex) {
+  std::vector<sp::matrix_entry> entries;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double re = 2 * s.uniform() - 1;
+      entries.push_back({i, j, re, complex ? 2 * s.uniform() - 1 : 0.0});
+    }
+  }
+  return sp::sparse_matrix::from_entries(n, std::move(entries));
+}
+
+// The exact permanent of a complex matrix of doubles: each row scaled to Gaussian integers by its
+// lowest binary exponent, a subset recursion over rows in big integers (test_support.hpp's method).
+struct exact_complex {
+  ts::dyadic re, im;
+};
+
+exact_complex exact_complex_permanent(const sp::sparse_matrix& a) {
+  const int n = a.n();
+  struct entry {
+    int column;
+    big_integer re, im;
+  };
+  std::vector<std::vector<entry>> rows(n);
+  int shift = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto columns = a.row_columns(i);
+    const auto re = a.row_values(i);
+    const auto im = a.row_imag(i);
+    int low = 1 << 30;
+    const auto imag = [&](std::size_t k) { return im.empty() ? 0.0 : im[k]; };
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      if (re[k] != 0) low = std::min(low, ts::dyadic_of(re[k]).e);
+      if (imag(k) != 0) low = std::min(low, ts::dyadic_of(imag(k)).e);
+    }
+    const auto scaled = [&](double v) {
+      if (v == 0) return big_integer(0ll);
+      const ts::dyadic d = ts::dyadic_of(v);
+      return ts::times_power_of_two(d.m, d.e - low);
+    };
+    for (std::size_t k = 0; k < re.size(); ++k) rows[i].push_back({columns[k], scaled(re[k]), scaled(imag(k))});
+    shift += low;
+  }
+  std::vector<big_integer> f_re(std::size_t{1} << n, big_integer(0ll)), f_im(f_re);
+  f_re[0] = big_integer(1ll);
+  for (std::uint32_t s = 1; s < (1u << n); ++s) {
+    const int i = __builtin_popcount(s) - 1;
+    big_integer sum_re(0ll), sum_im(0ll);
+    for (const entry& e : rows[i]) {
+      if (!(s & (1u << e.column))) continue;
+      const std::uint32_t rest = s & ~(1u << e.column);
+      sum_re += e.re * f_re[rest];
+      sum_re += (e.im * f_im[rest]).times(-1);
+      sum_im += e.re * f_im[rest];
+      sum_im += e.im * f_re[rest];
+    }
+    f_re[s] = sum_re;
+    f_im[s] = sum_im;
+  }
+  return {{f_re.back(), shift}, {f_im.back(), shift}};
+}
+
+double error_of(const sp::permanent_result& r, const exact_complex& exact) {
+  return std::hypot(ts::difference(r.value, exact.re), ts::difference(r.complex ? r.imag : 0.0, exact.im));
+}
+
+// Bounds that hold, and the digits they certify.
+struct tally {
+  int checked = 0, inexact = 0;
+  std::vector<int> digits;
+  void check(const sp::permanent_result& r, const exact_complex& exact, const std::string& what) {
+    CAPTURE(what);
+    CAPTURE(r.plan);
+    REQUIRE(!r.exact);
+    REQUIRE(r.error_bound.has_value());
+    const double error = error_of(r, exact);
+    CAPTURE(error);
+    CAPTURE(*r.error_bound);
+    CHECK(error <= *r.error_bound);
+    ++checked;
+    if (error > 0) ++inexact;
+    digits.push_back(sp::trusted_digits(r).value_or(0));
+  }
+  int median_digits() {
+    std::sort(digits.begin(), digits.end());
+    return digits[digits.size() / 2];
+  }
+};
+
+sp::permanent_result run_cpu_sparse(const sp::sparse_matrix& a, sp::precision p) {
+  return sp::permanent_cpu_sparse(a, {.threads = 2, .progress = nullptr, .precision = p, .sharing = {}});
+}
+
+}  // namespace
+
+TEST_CASE("running bounds contain the exact permanent where terms cancel, and certify digits") {
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 37 : 29);
+    tally plain, compensated, wide, automatic;
+    for (int trial = 0; trial < 110; ++trial) {
+      const int n = 2 + trial % (complex ? 11 : 13);  // n ≤ 12 complex, ≤ 14 real
+      const sp::sparse_matrix a = random_cancelling(stream, n, complex);
+      const exact_complex exact = exact_complex_permanent(a);
+      const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+      plain.check(run_cpu_sparse(a, sp::precision::double_sums), exact, what + ", double");
+      compensated.check(run_cpu_sparse(a, sp::precision::compensated), exact, what + ", compensated");
+      wide.check(run_cpu_sparse(a, sp::precision::double_double), exact, what + ", double-double");
+      automatic.check(sp::compute_permanent(a), exact, what + ", auto");
+    }
+    CAPTURE(complex);
+    CHECK(plain.inexact > plain.checked / 2);  // the checks compare values that differ from the truth
+    // what the bounds say: a-priori bounds through perm(|A|) certified 0 to 4 digits here
+    CHECK(plain.median_digits() >= 11);
+    CHECK(compensated.median_digits() >= 12);
+    CHECK(wide.median_digits() >= 15);
+    CHECK(automatic.median_digits() >= 12);
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": median certified digits: double " << plain.median_digits() << ", compensated "
+            << compensated.median_digits() << ", double-double " << wide.median_digits() << ", auto "
+            << automatic.median_digits() << " (" << plain.checked << " matrices each)");
+  }
+}
+
+namespace {
+
+// A double-double sum whose first term, over all threads, is added with its sign flipped.
+std::atomic<bool> flip_pending{false};
+
+template <class Sum>
+struct flipped_sum : Sum {
+  template <class T>
+  void add(const T& term) {
+    add_signed(term, false);
+  }
+  template <class T>
+  void add_signed(const T& term, bool negative) {
+    Sum::add_signed(term, flip_pending.exchange(false) ? !negative : negative);
+  }
+  void merge(const flipped_sum& other) { Sum::merge(other); }
+};
+
+// cpu-sparse's run on split row sums (numeric/double_double.cuh) with the accumulator Sum and product
+// Product, its result as the engine would set it.
+template <class X, class Sum, class Product>
+sp::permanent_result split_run(const sp::sparse_matrix& a, bool flip) {
+  namespace d = sp::detail;
+  std::vector<int> order(a.n());
+  for (int j = 0; j < a.n(); ++j) order[j] = j;
+  const auto columns = d::make_ryser_columns<X>(a, order, false);
+  d::host_chunking chunking;
+  d::shared_chunks shared{d::chunk_sharing{}};
+  flip_pending = flip;
+  const Sum sum = d::sum_all_steps<X, Sum, Product>(columns, 1, nullptr, chunking, shared, "cpu-sparse");
+  sp::permanent_result r;
+  r.engine = "cpu-sparse";
+  r.n = a.n();
+  d::set_ryser_sum(r, a.n(), sum, chunking.longest_chain(), {columns.grid, 1, !Product::wide});
+  return r;
+}
+
+struct plain_split_product : sp::detail::plain_product {
+  static constexpr bool wide = false;
+};
+struct dd_split_product : sp::detail::double_double_product {
+  static constexpr bool wide = true;
+};
+
+}  // namespace
+
+TEST_CASE("a tampered sum falls outside the running bound: the bound says something") {
+  namespace d = sp::detail;
+  sp::random_stream stream(41);
+  int outside = 0, runs = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int n = 4 + trial % 9;
+    const bool complex = trial % 2 == 1;
+    const sp::sparse_matrix a = random_cancelling(stream, n, complex);
+    const exact_complex exact = exact_complex_permanent(a);
+    const auto check = [&](const sp::permanent_result& honest, const sp::permanent_result& tampered) {
+      CAPTURE(n);
+      CAPTURE(complex);
+      CHECK(error_of(honest, exact) <= *honest.error_bound);  // the same run untampered holds
+      ++runs;
+      if (error_of(tampered, exact) > *tampered.error_bound) ++outside;
+    };
+    if (complex) {
+      using X = d::split_value<sp::complex_double>;
+      check(split_run<X, d::complex_sum<d::compensated_sum>, plain_split_product>(a, false),
+            split_run<X, flipped_sum<d::complex_sum<d::compensated_sum>>, plain_split_product>(a, true));
+      check(split_run<X, d::complex_sum<d::dd_sum>, dd_split_product>(a, false),
+            split_run<X, flipped_sum<d::complex_sum<d::dd_sum>>, dd_split_product>(a, true));
+    } else {
+      using X = d::split_value<double>;
+      check(split_run<X, d::compensated_sum, plain_split_product>(a, false),
+            split_run<X, flipped_sum<d::compensated_sum>, plain_split_product>(a, true));
+      check(split_run<X, d::dd_sum, dd_split_product>(a, false),
+            split_run<X, flipped_sum<d::dd_sum>, dd_split_product>(a, true));
+    }
+  }
+  CHECK(runs == 48);
+  CHECK(outside == runs);  // one flipped term of 2^(n−1) moves the sum far beyond every bound
+}
+
+TEST_CASE("auto repeats a run in double-double where double certifies fewer digits than asked") {
+  sp::random_stream stream(53);
+  int escalated = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const sp::sparse_matrix a = random_cancelling(stream, 14, trial % 2 == 1);
+    const exact_complex exact = exact_complex_permanent(a);
+    sp::compute_options options;
+    options.digits = 15;
+    sp::compute_options compensated;
+    compensated.precision = sp::precision::compensated;
+    const sp::permanent_result first = sp::compute_permanent(a, compensated);
+    const sp::permanent_result r = sp::compute_permanent(a, options);
+    CAPTURE(r.plan);
+    CHECK(error_of(r, exact) <= *r.error_bound);
+    if (sp::trusted_digits(first).value_or(0) < 15) {
+      ++escalated;
+      CHECK(r.plan.find("so again in double-double") != std::string::npos);
+      CHECK(sp::trusted_digits(r).value_or(0) >= 15);
+    }
+    // the default, 10 digits, is met in double here: no second run
+    const sp::permanent_result ten = sp::compute_permanent(a);
+    CHECK(ten.plan.find("double-double") == std::string::npos);
+    CHECK(sp::trusted_digits(ten).value_or(0) >= 10);
+  }
+  CHECK(escalated >= 4);  // double certifies 11 to 14 digits at n = 14: most runs escalate
+}
+
+TEST_CASE("--precision double-double: refused by engines without it, digits only with auto") {
+  const sp::sparse_matrix a = sp::sparse_matrix::from_dense(2, std::vector<double>{0.5, -0.25, 0.75, 1});
+  sp::compute_options options;
+  options.precision = sp::precision::double_double;
+  options.engine = sp::engine_choice(&sp::description_of<sp::engines::reference>);
+  CHECK_THROWS_WITH_AS(sp::compute_permanent(a, options),
+                       "engine 'reference' does not run --precision double-double (engines that do: cpu-sparse)",
+                       sp::engine_error);
+  const auto texts = [](std::string precision, std::string digits) {
+    sp::setting_texts t;
+    t.precision = std::move(precision);
+    t.digits = std::move(digits);
+    return t;
+  };
+  CHECK_THROWS_WITH_AS(sp::options_from_text(texts("double", "12")),
+                       "option '--digits' is auto's goal: precision 'double' runs as asked", std::invalid_argument);
+  CHECK_THROWS_AS(sp::options_from_text(texts("", "18")), std::invalid_argument);
+  CHECK(sp::options_from_text(texts("", "12")).digits == 12);
+  CHECK(sp::options_from_text(texts("auto", "")).precision == sp::precision::automatic);
+}
+
+namespace {
+
+// D / 10^f, from a decimal "−123.456", equals m·2^e: D·2^−e = m·10^f (e < 0) or D = m·2^e·10^f.
+bool decimal_equals(const std::string& text, const ts::dyadic& exact) {
+  std::string digits = text;
+  std::size_t f = 0;
+  if (const std::size_t point = digits.find('.'); point != std::string::npos) {
+    f = digits.size() - point - 1;
+    digits.erase(point, 1);
+  }
+  big_integer left = big_integer::from_decimal(digits), right = exact.m;
+  for (std::size_t k = 0; k < f; ++k) right = right.times(10);
+  if (exact.e < 0) {
+    left = ts::times_power_of_two(left, -exact.e);
+  } else {
+    right = ts::times_power_of_two(right, exact.e);
+  }
+  return left == right;
+}
+
+}  // namespace
+
+TEST_CASE("exact dyadic permanents of matrices of doubles, and 62! a^62 in Glynn's terms") {
+  sp::random_stream stream(61);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 2 + trial % 9;
+    const bool complex = trial % 2 == 1;
+    std::vector<sp::matrix_entry> entries;  // 53-bit values in ±[1/2, 1): each row spans 53 binary orders
+    const auto value = [&] { return (stream.uniform() < 0.5 ? -1 : 1) * (0.5 + stream.uniform() / 2); };
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const double re = value();
+        entries.push_back({i, j, re, complex ? value() : 0.0});
+      }
+    }
+    const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, std::move(entries));
+    const exact_complex exact = exact_complex_permanent(a);
+    sp::compute_options options;
+    options.precision = sp::precision::exact;
+    const sp::permanent_result r = sp::compute_permanent(a, options);
+    CAPTURE(n);
+    CAPTURE(r.plan);
+    REQUIRE(r.exact);
+    CHECK(decimal_equals(r.permanent, exact.re));
+    CHECK(decimal_equals(r.complex ? r.permanent_imag : std::string("0"), exact.im));
+    CHECK(r.plan.find("exact dyadic") != std::string::npos);
+  }
+  // full 53-bit values of several binary orders: no row is integers below 2^53 times one power of two
+  const sp::sparse_matrix wide = sp::sparse_matrix::from_dense(2, std::vector<double>{0.1, 3.3, -0.7, 1e-3});
+  sp::compute_options exact;
+  exact.precision = sp::precision::exact;
+  CHECK_THROWS_AS(sp::compute_permanent(wide, exact), sp::engine_error);
+
+  // SUperman's all-0.91 62 x 62: auto's double certifies a few digits, then Glynn's 62 terms exactly
+  const double a = 0.91;
+  const sp::permanent_result r = sp::compute_permanent(ts::dense_matrix(62, a));
+  CAPTURE(r.plan);
+  REQUIRE(r.exact);
+  CHECK(r.engine == "glynn");
+  ts::dyadic expected{big_integer(1ll), 0};
+  for (int k = 2; k <= 62; ++k) expected.m = expected.m.times(k);
+  const ts::dyadic da = ts::dyadic_of(a);
+  for (int k = 0; k < 62; ++k) expected.m = expected.m * da.m, expected.e += da.e;
+  CHECK(decimal_equals(r.permanent, expected));
+}
