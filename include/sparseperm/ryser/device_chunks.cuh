@@ -175,6 +175,13 @@ void set_ryser_records(permanent_result& result, int n, const Product& start_ter
     floating_sum_report report = sum_report<Sum>(total.value(), rounded_up(magnitude), chain, facts);
     report.records = record_rounding;
     set_ryser_value(result, n, report, facts.grid);
+  } else if constexpr (is_double_double_sum<Sum>) {
+    // merged in order with dd_plus, each merge's error in the partial sums' magnitude; the doubles
+    // beside the sums took at most a thread's steps and 2^42 merges (threads times chunks)
+    Sum total;
+    total.add(start_term);
+    for (const auto& r : records) total.merge(r.sum);
+    set_ryser_sum(result, n, total, chain + (std::uint64_t{1} << 42), facts);
   } else {
     Sum total;
     total.add(start_term);
