@@ -698,7 +698,21 @@ inline permanent_result compute_dyadic_exact(const sparse_matrix& a, const compu
   }
   r.plan = "exact dyadic: rows times powers of two make the values integers (the permanent times 2^" +
            std::to_string(d->shift) + "); " + r.plan;
-  if (!a.input_rounding().empty()) r.plan += "; exact for the file's values as read (each the nearest double)";
+  return r;
+}
+
+// The exact permanent of the doubles a file's numbers were read as, where reading rounded some: not
+// exact for the file, so a floating result (the exact value rounded once: half an ulp a part) whose
+// bound adds what the rounding of the file's numbers can change (add_input_rounding).
+inline permanent_result exact_doubles_as_floating(const sparse_matrix& a, const compute_options& options) {
+  permanent_result r = compute_dyadic_exact(a, options);
+  const double rounding = (std::fabs(r.value) + std::fabs(r.imag)) * 0x1p-53 * bound_margin + 0x1p-1074;
+  r.exact = false;
+  set_floating_value(r, r.value);
+  if (r.complex) set_imaginary_part(r, r.imag);
+  set_error_bound(r, rounding);
+  r.plan += "; exact for the doubles the file's numbers were read as";
+  add_input_rounding(r, a);
   return r;
 }
 
@@ -728,7 +742,7 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
   }
   if (!options.engine.automatic() && !options.engine.get()->double_double) {
     first.plan += "; " + shortfall + " (engine '" + std::string(options.engine.get()->name) +
-                  "' has no double-double; " + double_double_engine_names() + " has)";
+                  "' has no double-double; engines with it: " + double_double_engine_names() + ")";
     return first;
   }
   compute_options wider = options;
@@ -747,10 +761,12 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
     first.plan += "; " + shortfall + ", and double-double cannot run here: " + e.what();
   }
   try {  // exact, where an exact engine holds the matrix's integers within the time limit
-    permanent_result exact = compute_dyadic_exact(matrix, options);
+    permanent_result exact = matrix.input_rounding().empty() ? compute_dyadic_exact(matrix, options)
+                                                             : exact_doubles_as_floating(matrix, options);
     exact.seconds.total += first.seconds.total;
     exact.plan = "floating point certified " + digits_text(trusted_digits(first).value_or(0), options.digits) +
                  ", so exactly: " + exact.plan;
+    if (!exact.exact && trusted_digits(exact).value_or(0) <= trusted_digits(first).value_or(0)) return first;
     return exact;
   } catch (const engine_error& e) {
     if (!gives_way(e)) throw;
@@ -764,6 +780,11 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
   detail::check_ranks_agree_on_call(matrix, options);
   if (options.precision == precision::exact && !matrix.has_integer_values()) {
+    if (!matrix.input_rounding().empty()) {  // no number is exact for the file's, only for its doubles
+      throw engine_error(engine_error::kind::refused,
+                         "--precision exact: reading the file rounded a value to a double, so no result is exact "
+                         "for the file's numbers");
+    }
     return detail::compute_dyadic_exact(matrix, options);
   }
   permanent_result result = detail::compute_once(matrix, options);

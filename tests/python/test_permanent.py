@@ -250,8 +250,9 @@ def test_bad_options():
     assert listed == ["auto"] + [e.name for e in sparseperm.engines()]
     with pytest.raises(ValueError, match="precision"):
         sparseperm.permanent(a, precision="quad")
-    with pytest.raises(ValueError):
-        sparseperm.permanent(np.full((3, 3), 0.5), precision="exact")
+    with pytest.raises(ValueError):  # 0.5 and 3e-300 in a row: no power of two makes both integers below 2^53
+        sparseperm.permanent([[0.5, 3e-300], [0.0, 1.0]], precision="exact")
+    assert sparseperm.permanent(np.full((3, 3), 0.5), precision="exact").value == fractions.Fraction(3, 4)
     with pytest.raises(ValueError, match="threads"):
         sparseperm.permanent(a, threads=0)
     with pytest.raises(ValueError, match="option 'devices': 'x' is not"):

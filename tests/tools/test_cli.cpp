@@ -384,15 +384,26 @@ TEST_CASE("--precision exact, double and compensated") {
     CHECK(error <= static_cast<long double>(v["error_bound"].as_number()));
     CHECK(v["trusted_digits"].as_number() >= 5);  // double's worst case over chains of 2^23 additions
   }
-  const std::string reals = write_file("reals3.mtx", general + "3 3 3\n1 1 0.5\n2 2 1\n3 3 2\n");
+  // doubles are integers times powers of two: exact where each row's fit in 53 bits (0.5 · 1 · 3)
+  const std::string reals = write_file("reals3.mtx", general + "3 3 3\n1 1 0.5\n2 2 1\n3 3 3\n");
+  const std::string wide = write_file("wide3.mtx", general + "3 3 4\n1 1 0.5\n1 2 0.375\n2 2 1\n3 3 2\n");
+  const std::string spread = write_file("spread3.mtx", general + "3 3 4\n1 1 0.5\n1 2 3e-300\n2 2 1\n3 3 2\n");
   for (const char* engine : {"cpu-sparse", "cpu-cached", "dp", "auto", "reference"}) {
     CAPTURE(engine);
-    const auto r = run("compute " + reals + " --engine " + engine + " --precision exact");
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.rfind("error: " + reals + ": --precision exact needs an integer matrix", 0) == 0);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    const auto r = run("compute " + reals + " --engine " + engine + " --precision exact --json");
+    REQUIRE(r.code == 0);
+    const json::value v = json::parse(r.out);
+    CHECK(v["exact"].as_bool());
+    CHECK(v["permanent"].as_string() == "1.5");
+    // a row of 0.5 and 3e-300: no power of two makes both integers below 2^53
+    const auto refused = run("compute " + spread + " --engine " + engine + " --precision exact");
+    CHECK(refused.code == 2);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.rfind("error: " + spread + ":", 0) == 0);
+    CHECK(refused.err.find("--precision exact") != std::string::npos);
+    CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   }
+  CHECK(json::parse(run("compute " + wide + " --precision exact --json").out)["permanent"].as_string() == "1");
   const auto bad = run("compute " + ones + " --precision quad");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown precision 'quad'") != std::string::npos);
@@ -451,9 +462,11 @@ TEST_CASE("auto runs cpu-cached where no GPU is there and it is predicted cheape
   REQUIRE(run("generate --n 28 --density 0.5 --seed 2 -o " + file).code == 0);
   const auto r =
       cli_test::run_raw("CUDA_VISIBLE_DEVICES= SPARSEPERM_CACHE=" + (cli_test::scratch_dir() / "cache").string() + " " +
-                        SPARSEPERM_CLI + " compute " + file + " --threads 1 --json");
+                        SPARSEPERM_CLI + " compute " + file + " --threads 1 --json --digits 8");
   REQUIRE(r.code == 0);
   const json::value v = json::parse(r.out);
+  // (cpu-cached's a-priori bound certifies 9 digits here: under the default 10 auto runs the matrix
+  // again in cpu-sparse's double-double)
   CHECK(v["engine"].as_string() == "cpu-cached");
   const json::value cpu = json::parse(run("compute " + file + " --engine cpu-sparse --json").out);
   CHECK(v["value"].as_number() == doctest::Approx(cpu["value"].as_number()).epsilon(1e-10));
