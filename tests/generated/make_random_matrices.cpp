@@ -6,7 +6,9 @@
 // small-integer and uniform reals; signed reals with n = 2..14; singular ones included; 8 wide
 // integer ones, n = 2..4, whose rows sum beyond 2^24) and a function
 // for_each_random_matrix_K(f) that calls f.template operator()<M>() for each matrix type M;
-// OUTPUT_DIR/random_complex_matrices_K.cuh (K < 4) likewise 112 complex ones (for_each_complex_matrix_K).
+// OUTPUT_DIR/random_complex_matrices_K.cuh (K < 4) likewise 112 complex ones (for_each_complex_matrix_K);
+// OUTPUT_DIR/random_cancelling_matrices_K.cuh (K < 4) 100 real and 100 complex dense matrices of full
+// 53-bit values in [−1, 1), whose Ryser terms cancel (for_each_cancelling_matrix_K).
 #include <sparseperm/module/codegen.cuh>
 #include <sparseperm/structure/matching.cuh>
 #include "random_matrix.hpp"
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../exact_dyadic.hpp"
 #include "../host/test_support.hpp"
 
 // How many wide-integer matrices random_matrices_{0..PARTS-1}.cuh hold between them (PARTS of 4: two a part).
@@ -23,6 +26,10 @@ constexpr int wide_matrix_count = 8;
 
 // How many complex matrices random_complex_matrices_{0..3}.cuh hold between them.
 constexpr int complex_matrix_count = 112;
+
+// How many cancelling matrices random_cancelling_matrices_{0..3}.cuh hold between them: the first
+// half real (n = 4..14), the rest complex (n = 4..12).
+constexpr int cancelling_matrix_count = 200;
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -96,6 +103,23 @@ int main(int argc, char** argv) {
     std::ofstream out(dir + "/random_complex_matrices_" + std::to_string(part) + ".cuh");
     out << complex_headers[part] << "template <class F>\nvoid for_each_complex_matrix_" << part << "(F&& f) {\n"
         << complex_lists[part] << "}\n";
+  }
+  sparseperm::random_stream cancelling_stream(20261128);
+  std::vector<std::string> cancelling_headers(4), cancelling_lists(4);
+  for (int m = 0; m < cancelling_matrix_count; ++m) {
+    const bool complex = m >= cancelling_matrix_count / 2;
+    const int n = complex ? 4 + m % 9 : 4 + m % 11;
+    const sparseperm::sparse_matrix matrix = exact_dyadic::random_cancelling(cancelling_stream, n, complex);
+    char name[16];
+    std::snprintf(name, sizeof name, "x%03d", m);
+    const int part = m % 4;
+    cancelling_headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
+    cancelling_lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+  }
+  for (int part = 0; part < 4; ++part) {
+    std::ofstream out(dir + "/random_cancelling_matrices_" + std::to_string(part) + ".cuh");
+    out << cancelling_headers[part] << "template <class F>\nvoid for_each_cancelling_matrix_" << part << "(F&& f) {\n"
+        << cancelling_lists[part] << "}\n";
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 // Includes the generated random matrices of one part (make_random_matrices.cpp) and names its loop:
 //   SPARSEPERM_RANDOM_PART   FOR_EACH_RANDOM_MATRIX(f)   the real matrices of that part
 //   SPARSEPERM_COMPLEX_PART  FOR_EACH_COMPLEX_MATRIX(f)  the complex matrices of that part
+//   SPARSEPERM_CANCELLING_PART  FOR_EACH_CANCELLING_MATRIX(f)  the cancelling matrices of that part
 // each f.template operator()<M>() for each matrix type M.
 //
 // random_share<M>(shares): the share (0 ≤ s < shares) of a random matrix, for the host tests that
@@ -19,6 +20,10 @@
 #if defined(SPARSEPERM_COMPLEX_PART)
 #  include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_complex_matrices_, SPARSEPERM_COMPLEX_PART).cuh)
 #  define FOR_EACH_COMPLEX_MATRIX SPARSEPERM_CONCAT(for_each_complex_matrix_, SPARSEPERM_COMPLEX_PART)
+#endif
+#if defined(SPARSEPERM_CANCELLING_PART)
+#  include SPARSEPERM_STRINGIFY(SPARSEPERM_CONCAT(random_cancelling_matrices_, SPARSEPERM_CANCELLING_PART).cuh)
+#  define FOR_EACH_CANCELLING_MATRIX SPARSEPERM_CONCAT(for_each_cancelling_matrix_, SPARSEPERM_CANCELLING_PART)
 #endif
 
 namespace test_generated {
@@ -49,6 +54,8 @@ constexpr int random_share(int shares) {
       return (m + m / 24) % shares;
     case 'c':
       return (m / 8) % shares;
+    case 'x':  // cancelling matrices x%03d: part m % 4, alternate ones of a part
+      return (m / 4) % shares;
     default:
       return -1;
   }

@@ -13,6 +13,8 @@
 
 #include "cli_runner.hpp"
 
+#include "../exact_dyadic.hpp"
+
 namespace json = sparseperm::json;
 using cli_test::run;
 
@@ -99,6 +101,57 @@ TEST_CASE("every GPU engine reports an error bound that agrees with cpu-sparse's
       CHECK(bound > 0);
       CHECK(v["trusted_digits"].as_number() >= 8);
       CHECK(std::abs(v["value"].as_number() - cpu["value"].as_number()) <= bound + cpu["error_bound"].as_number());
+    }
+  }
+}
+
+// A matrix as Matrix Market text with every digit of its doubles.
+std::string matrix_market_of(const sparseperm::sparse_matrix& a) {
+  std::string text = std::string("%%MatrixMarket matrix coordinate ") + (a.is_complex() ? "complex" : "real") +
+                     " general\n" + std::to_string(a.n()) + " " + std::to_string(a.n()) + " " +
+                     std::to_string(a.nnz()) + "\n";
+  char line[96];
+  for (int i = 0; i < a.n(); ++i) {
+    const auto columns = a.row_columns(i);
+    const auto re = a.row_values(i);
+    const auto im = a.row_imag(i);
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      if (a.is_complex()) {
+        std::snprintf(line, sizeof line, "%d %d %.17g %.17g\n", i + 1, columns[k] + 1, re[k], im[k]);
+      } else {
+        std::snprintf(line, sizeof line, "%d %d %.17g\n", i + 1, columns[k] + 1, re[k]);
+      }
+      text += line;
+    }
+  }
+  return text;
+}
+
+TEST_CASE("gpu-cached in double-double: the bound contains the exact permanent where terms cancel") {
+  const std::string cache = (cli_test::scratch_dir() / "cache").string();
+  sparseperm::random_stream stream(83);
+  for (const bool complex : {false, true}) {
+    for (const int n : {6, 9, 12}) {
+      const sparseperm::sparse_matrix a = exact_dyadic::random_cancelling(stream, n + (complex ? 0 : 1), complex);
+      const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
+      const std::string file = cli_test::write_file("cancelling.mtx", matrix_market_of(a));
+      const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +
+                                       " --engine gpu-cached --precision double-double --json");
+      CAPTURE(complex);
+      CAPTURE(n);
+      CAPTURE(r.err);
+      REQUIRE(r.code == 0);
+      const json::value v = json::parse(r.out);
+      sparseperm::permanent_result result;
+      result.complex = complex;
+      result.value = v[complex ? "real_value" : "value"].as_number();
+      if (complex) result.imag = v["imag_value"].as_number();
+      const double bound = v["error_bound"].as_number();
+      const double error = exact_dyadic::error_of(result, exact);
+      CAPTURE(error);
+      CAPTURE(bound);
+      CHECK(error <= bound);
+      CHECK(v["trusted_digits"].as_number() >= 14);
     }
   }
 }

@@ -40,6 +40,9 @@ struct cpu_cached : ryser_engine {
   // 5.0e9, AMD EPYC with AVX-512).
   static constexpr double cost_rate = 4.8e9;
   static constexpr double complex_factor = 3.2;  // complex values (n = 26, p = 0.1 / 0.3: 2.5× / 4.0× real)
+  static constexpr bool double_double = true;
+  // its time in double-double against double (n = 20, one thread: complex 6.6×, real 7.3×), and its compile's
+  static constexpr double double_double_factor = 8, double_double_compile_factor = 2;
   // Generating and compiling a host module (nothing when the cache holds it: the planner asks,
   // planner.cuh), on one core of the same machine: the headers, then the unrolled block, whose size
   // is the modelled cost of a step times its 2^b steps, 4.3× as slow to compile in complex values.
@@ -80,10 +83,12 @@ struct cpu_cached : ryser_engine {
         plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order), cached_options_on_host);
     const int threads = detail::engine_threads(block.options.threads);
     const bool complex = block.matrix.is_complex();
+    const bool dd = block.options.precision == precision::double_double;
     e.seconds = std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / (cost_rate * std::max(1, threads)) *
-                (complex ? complex_factor : 1);
+                (complex ? complex_factor : 1) * (dd ? double_double_factor : 1);
     e.compile_seconds = compile_seconds + compile_seconds_per_cost * std::ldexp(layout.cost, layout.static_bits) *
-                                              (complex ? complex_compile_factor : 1);
+                                              (complex ? complex_compile_factor : 1) *
+                                              (dd ? double_double_compile_factor : 1);
   }
 };
 

@@ -26,6 +26,9 @@ struct gpu_cached : gpu_generated_engine {
   static constexpr double setup_seconds = 0.3;
   static constexpr double compile_seconds = 2.5;
   static constexpr double complex_factor = 3.6;  // complex values (H100, n = 36, 40: 3.1–4.0× real ones)
+  static constexpr bool double_double = true;
+  // its time in double-double against double (H200, n = 40, p = 0.3: real 11×; complex 20× at n = 36, 25× at 40)
+  static constexpr double double_double_factor = 11, complex_double_double_factor = 22;
 
   template <CompileTimeMatrix M, class Arith>
   using plan = cached_plan<M, Arith>;
@@ -55,7 +58,10 @@ struct gpu_cached : gpu_generated_engine {
     const column_masks pattern = block.matrix.masks();
     const cached_layout layout = plan_cached_layout(reorder(pattern, permanent_ordering(pattern).order));
     e.seconds = setup_seconds + std::ldexp(1.0, block.matrix.n() - 1) * layout.cost / cost_rate *
-                                    (block.matrix.is_complex() ? complex_factor : 1);
+                                    (block.matrix.is_complex() ? complex_factor : 1) *
+                                    (block.options.precision != precision::double_double ? 1
+                                     : block.matrix.is_complex()                         ? complex_double_double_factor
+                                                                                         : double_double_factor);
   }
 };
 

@@ -274,6 +274,11 @@ struct generated_arithmetic_of<M, precision::exact> {
                 "sparseperm::exact_arithmetic_of<M> before asking for it)");
 };
 
+template <CompileTimeMatrix M>
+struct generated_arithmetic_of<M, precision::double_double> {
+  using type = std::conditional_t<is_complex_matrix<M>, complex_double_double_arithmetic, double_double_arithmetic>;
+};
+
 template <CompileTimeMatrix M, precision P>
 using generated_arithmetic = typename generated_arithmetic_of<M, P>::type;
 

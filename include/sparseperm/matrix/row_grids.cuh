@@ -207,33 +207,90 @@ constexpr double grid_value(const row_grid_exponents<N>& g, int row, double v) {
   return g.representable ? detail::round_to_grid(v, g.e[row]) : v;
 }
 
-// What the row grids change, and the magnitudes the error bound needs (for a complex matrix the
-// sums are of |re| + |im| ≥ |a|, and no row counts as nonnegative).
+// Two grids a row (split_value): the row's grid, and a second one sized by the row's Σ of what the
+// first rounds away (both parts of complex values), on which that remainder is kept.
+template <int N>
+struct split_grid_exponents {
+  row_grid_exponents<N> coarse;
+  int fine[N > 0 ? N : 1]{};
+};
+
 template <int N, int NNZ>
-constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
-  const row_grid_exponents<N> g = grid_exponents_of(a);
+constexpr split_grid_exponents<N> split_grid_exponents_of(const pattern_arrays<N, NNZ>& a) {
+  split_grid_exponents<N> g;
+  g.coarse = grid_exponents_of(a);
+  double sums[N > 0 ? N : 1]{};
+  const auto remainder = [&](int row, double v) {  // exact: v and its grid value are close
+    const double r = v - grid_value(g.coarse, row, v);
+    return r < 0 ? -r : r;
+  };
+  for (int k = 0; k < NNZ; ++k) sums[a.rows[k]] += remainder(a.rows[k], a.values[k]) + remainder(a.rows[k], a.imag[k]);
+  for (int i = 0; i < N; ++i) g.fine[i] = detail::grid_exponent(sums[i]);
+  return g;
+}
+
+// A value as coarse + fine on its row's two grids: the value itself unless the row's values span
+// more than about 100 binary orders (then the fine grid rounds too, which split_grid_facts_of counts).
+template <int N>
+constexpr detail::split_value<double> split_grid_value(const split_grid_exponents<N>& g, int row, double v) {
+  const double coarse = grid_value(g.coarse, row, v);
+  return {coarse, g.coarse.representable ? detail::round_to_grid(v - coarse, g.fine[row]) : 0};
+}
+
+namespace detail {
+
+// What moving each value (each part) by `moved(row, v)` (≥ 0, exact) changed, and the magnitudes the
+// error bound needs (for a complex matrix the sums are of |re| + |im| ≥ |a|, and no row counts as
+// nonnegative). A complex value's change: |Δ| ≤ |Δre| + |Δim| against |a| ≥ max(|re|, |im|).
+template <int N, int NNZ, class Moved>
+constexpr grid_rounding_facts rounding_facts_of(const pattern_arrays<N, NNZ>& a, bool representable, Moved moved) {
   double rho[N > 0 ? N : 1]{}, sums[N > 0 ? N : 1]{};
   bool negative[N > 0 ? N : 1]{};
+  const auto abs = [](double v) { return v < 0 ? -v : v; };
   for (int k = 0; k < NNZ; ++k) {
     const int i = a.rows[k];
     const double v = a.values[k], w = a.imag[k];
-    const double change = a.complex
-                              ? detail::relative_change_complex_bound(v, w, grid_value(g, i, v), grid_value(g, i, w))
-                              : detail::relative_change(v, grid_value(g, i, v));
+    const double larger = a.complex && abs(w) > abs(v) ? abs(w) : abs(v);
+    const double difference = a.complex ? moved(i, v) + moved(i, w) : moved(i, v);
+    const double change = difference == 0 ? 0 : difference / larger * bound_margin;
     if (change > rho[i]) rho[i] = change;
     sums[i] += a.l1(k);
     negative[i] = negative[i] || v < 0 || a.complex;
   }
-  const double widen = a.complex ? detail::bound_margin : 1;  // as the run-time engines' complex sums
-  detail::grid_rounding_builder b;
+  const double widen = a.complex ? bound_margin : 1;  // as the run-time engines' complex sums
+  grid_rounding_builder b;
   for (int i = 0; i < N; ++i) b.row(rho[i], sums[i] * widen, negative[i]);
   for (int j = 0; j < N; ++j) {
     double sum = 0;
     for (int k = a.start[j]; k < a.start[j + 1]; ++k) sum += a.l1(k);
     b.column(sum * widen);
   }
-  if (!g.representable) b.unrepresentable();
+  if (!representable) b.unrepresentable();
   return b.facts();
+}
+
+}  // namespace detail
+
+// What the row grids change, and the magnitudes the error bound needs.
+template <int N, int NNZ>
+constexpr detail::grid_rounding_facts grid_facts_of(const pattern_arrays<N, NNZ>& a) {
+  const row_grid_exponents<N> g = grid_exponents_of(a);
+  return detail::rounding_facts_of(a, g.representable, [&](int row, double v) {
+    const double d = grid_value(g, row, v) - v;  // exact: both are close
+    return d < 0 ? -d : d;
+  });
+}
+
+// The same for split values: a change only where the fine grid rounds (what the values are changed
+// by is the remainder's rounding: |fine − (v − coarse)|, computed exactly, as a relative change of v).
+template <int N, int NNZ>
+constexpr detail::grid_rounding_facts split_grid_facts_of(const pattern_arrays<N, NNZ>& a) {
+  const split_grid_exponents<N> g = split_grid_exponents_of(a);
+  return detail::rounding_facts_of(a, g.coarse.representable, [&](int row, double v) {
+    const detail::split_value<double> s = split_grid_value(g, row, v);
+    const double d = s.fine - (v - s.coarse);  // exact: the remainder and its rounding are close
+    return d < 0 ? -d : d;
+  });
 }
 
 }  // namespace sparseperm

@@ -57,6 +57,16 @@ struct module_definition {
       split_halves(plan::start_term.im, i.start_imag_high, i.start_imag_low);
     } else if constexpr (arithmetic::exact) {
       split_halves(plan::start_term, i.start_high, i.start_low);
+    } else if constexpr (is_double_double_arithmetic<arithmetic>) {
+      for (int r = 0; r < plan::n; ++r) {
+        if constexpr (is_complex_arithmetic<arithmetic>) {
+          i.start_x[2 * r] = plan::data.x0[r].coarse.re, i.start_x[2 * r + 1] = plan::data.x0[r].coarse.im;
+          i.start_x_fine[2 * r] = plan::data.x0[r].fine.re, i.start_x_fine[2 * r + 1] = plan::data.x0[r].fine.im;
+        } else {
+          i.start_x[r] = plan::data.x0[r].coarse, i.start_x_fine[r] = plan::data.x0[r].fine;
+        }
+      }
+      i.grid = plan::grid;
     } else if constexpr (is_complex_arithmetic<arithmetic>) {
       for (int r = 0; r < plan::n; ++r)
         i.start_x[2 * r] = plan::data.x0[r].re, i.start_x[2 * r + 1] = plan::data.x0[r].im;

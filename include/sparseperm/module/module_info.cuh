@@ -21,7 +21,7 @@ namespace sparseperm {
 inline constexpr int module_engine_name_bytes = 24;
 
 struct module_info {
-  std::int32_t version = 8;
+  std::int32_t version = 9;
   char engine[module_engine_name_bytes] = {};  // the engine's name (engines/catalog.cuh), NUL-terminated
   std::int32_t precision = 0;                  // the precision it was asked for (numeric/arithmetic.cuh), as an integer
   std::int32_t n = 0;
@@ -42,7 +42,9 @@ struct module_info {
   std::uint64_t start_imag_low = 0;
   double start_residues[16] = {};        // ... and its residues modulo the primes
   double start_x[2 * max_ryser_n] = {};  // complex doubles: x_0 (re, im pairs), multiplied out by the loader
-  detail::grid_rounding_facts grid;      // floating point: the row grids' change and magnitudes (error bound)
+  // double-double: x_0's coarse parts in start_x (real: one a row) and its fine parts here
+  double start_x_fine[2 * max_ryser_n] = {};
+  detail::grid_rounding_facts grid;  // floating point: the row grids' change and magnitudes (error bound)
 };
 
 // The matrix a module was compiled from, as it exports it (sparseperm_module_matrix and
@@ -108,7 +110,18 @@ namespace detail {
 // The step-0 term a module recorded, in the product type of its arithmetic.
 template <class Arith>
 typename Arith::product module_start_term(const module_info& info) {
-  if constexpr (std::is_same_v<typename Arith::product, complex_double>) {
+  if constexpr (is_double_double_arithmetic<Arith>) {
+    typename Arith::value x0[max_ryser_n];
+    for (int i = 0; i < info.n && i < max_ryser_n; ++i) {
+      if constexpr (is_complex_arithmetic<Arith>) {
+        x0[i] = {{info.start_x[2 * i], info.start_x[2 * i + 1]},
+                 {info.start_x_fine[2 * i], info.start_x_fine[2 * i + 1]}};
+      } else {
+        x0[i] = {info.start_x[i], info.start_x_fine[i]};
+      }
+    }
+    return split_start_product(x0, info.n);
+  } else if constexpr (std::is_same_v<typename Arith::product, complex_double>) {
     complex_double x0[max_ryser_n];
     for (int i = 0; i < info.n && i < max_ryser_n; ++i) x0[i] = {info.start_x[2 * i], info.start_x[2 * i + 1]};
     return complex_start_product(x0, info.n);
@@ -143,6 +156,10 @@ inline floating_run_facts floating_facts_of(const module_info& info) {
 template <bool SplitSigns, class F>
 decltype(auto) visit_module_arithmetic(const module_info& info, F&& f) {
   const arithmetic_choice choice{module_arithmetic(info), info.primes};
+  if (choice.kind == arithmetic::double_double) {
+    return info.complex ? f.template operator()<complex_double_double_arithmetic, complex_sum<dd_sum>>()
+                        : f.template operator()<double_double_arithmetic, dd_sum>();
+  }
   if (info.complex) return visit_complex_arithmetic(choice, std::forward<F>(f));
   return visit_arithmetic<SplitSigns>(choice, std::forward<F>(f));
 }

@@ -142,6 +142,8 @@ inline std::string precision_enumerator(precision p) {
       return "sparseperm::precision::compensated";
     case precision::exact:
       return "sparseperm::precision::exact";
+    case precision::double_double:
+      return "sparseperm::precision::double_double";
     default:
       return "sparseperm::precision::automatic";
   }

@@ -19,6 +19,7 @@
 //                            rounds it once (relative u), dd_factor() keeps it whole
 // All of these bounds hold where nothing underflows; error_bound.cuh adds what underflow can add.
 #include <cmath>
+#include <type_traits>
 
 #include "../core/config.cuh"
 #include "complex.cuh"
@@ -28,6 +29,8 @@ namespace sparseperm {
 struct double_double {
   double hi = 0;
   double lo = 0;
+  constexpr double_double() = default;
+  SPARSEPERM_HOST_DEVICE constexpr double_double(double high, double low = 0) : hi(high), lo(low) {}
 };
 
 using complex_double_double = complex_number<double_double>;
@@ -102,22 +105,25 @@ struct split_value {
   SPARSEPERM_HOST_DEVICE constexpr split_value(V c) : coarse(c), fine() {}
   SPARSEPERM_HOST_DEVICE constexpr split_value(V c, V f) : coarse(c), fine(f) {}
 
-  SPARSEPERM_HOST_DEVICE split_value& operator+=(const split_value& b) {
+  SPARSEPERM_HOST_DEVICE constexpr split_value& operator+=(const split_value& b) {
     coarse += b.coarse;
     fine += b.fine;
     return *this;
   }
-  SPARSEPERM_HOST_DEVICE split_value& operator-=(const split_value& b) {
+  SPARSEPERM_HOST_DEVICE constexpr split_value& operator-=(const split_value& b) {
     coarse -= b.coarse;
     fine -= b.fine;
     return *this;
   }
-  SPARSEPERM_HOST_DEVICE friend split_value operator+(split_value a, const split_value& b) { return a += b; }
-  SPARSEPERM_HOST_DEVICE friend split_value operator-(split_value a, const split_value& b) { return a -= b; }
-  SPARSEPERM_HOST_DEVICE friend split_value operator-(const split_value& a) { return {-a.coarse, -a.fine}; }
-  // Halving is exact on the grids (x_0's a(i, n−1) − Σ_j a(i, j)/2).
-  SPARSEPERM_HOST_DEVICE friend split_value operator/(const split_value& a, double s) {
+  SPARSEPERM_HOST_DEVICE friend constexpr split_value operator+(split_value a, const split_value& b) { return a += b; }
+  SPARSEPERM_HOST_DEVICE friend constexpr split_value operator-(split_value a, const split_value& b) { return a -= b; }
+  SPARSEPERM_HOST_DEVICE friend constexpr split_value operator-(const split_value& a) { return {-a.coarse, -a.fine}; }
+  // Halving is exact on the grids (x_0's a(i, n−1) − Σ_j a(i, j)/2), and so is a sign (the flips' ±a).
+  SPARSEPERM_HOST_DEVICE friend constexpr split_value operator/(const split_value& a, double s) {
     return {a.coarse / s, a.fine / s};
+  }
+  SPARSEPERM_HOST_DEVICE friend constexpr split_value operator*(double sign, const split_value& a) {
+    return {sign * a.coarse, sign * a.fine};
   }
   // fl(coarse + fine) is 0 exactly when the sum is (the zero tracking of the sparse loops).
   SPARSEPERM_HOST_DEVICE friend bool operator==(const split_value& a, const split_value& b) {
@@ -132,6 +138,46 @@ SPARSEPERM_HOST_DEVICE inline double_double dd_factor(const split_value<double>&
 }
 SPARSEPERM_HOST_DEVICE inline complex_double_double dd_factor(const split_value<complex_double>& x) {
   return {sum_with_error(x.coarse.re, x.fine.re), sum_with_error(x.coarse.im, x.fine.im)};
+}
+
+template <class V>
+inline constexpr bool is_split_value = false;
+template <class V>
+inline constexpr bool is_split_value<split_value<V>> = true;
+
+// Complex values, split or not.
+template <class V>
+inline constexpr bool is_complex_value = is_complex_number<V>;
+template <class V>
+inline constexpr bool is_complex_value<split_value<V>> = is_complex_number<V>;
+
+// A product of products in the generated kernels' code, whatever the arithmetic: double-double
+// ones through dd_times (complex_number's own operator* would take four dd_times and two dd_plus).
+template <class P>
+SPARSEPERM_HOST_DEVICE constexpr P multiply_products(const P& a, const P& b) {
+  return a * b;
+}
+SPARSEPERM_HOST_DEVICE inline double_double multiply_products(const double_double& a, const double_double& b) {
+  return dd_times(a, b);
+}
+SPARSEPERM_HOST_DEVICE inline complex_double_double multiply_products(const complex_double_double& a,
+                                                                      const complex_double_double& b) {
+  return dd_times(a, b);
+}
+
+// A row sum as a factor of a product of type P: split row sums exactly (double-double) or rounded
+// once (double), the others converted.
+template <class P, class V>
+SPARSEPERM_HOST_DEVICE constexpr P as_factor(const V& x) {
+  if constexpr (is_split_value<V>) {
+    if constexpr (std::is_same_v<P, double_double> || std::is_same_v<P, complex_double_double>) {
+      return dd_factor(x);
+    } else {
+      return static_cast<P>(x.factor());
+    }
+  } else {
+    return static_cast<P>(x);
+  }
 }
 
 }  // namespace detail

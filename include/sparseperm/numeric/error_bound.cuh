@@ -106,14 +106,6 @@ double relative_change_complex(T re, T im, T rounded_re, T rounded_im) {
   return static_cast<double>(std::hypot(rounded_re - re, rounded_im - im) / std::hypot(re, im)) * (1 + 0x1p-50);
 }
 
-// The same bounded in constant evaluation (no hypot, for the generated kernels): |â − a| ≤ |Δre| +
-// |Δim| and |a| ≥ max(|re|, |im|).
-constexpr double relative_change_complex_bound(double re, double im, double rounded_re, double rounded_im) {
-  const auto abs = [](double v) { return v < 0 ? -v : v; };
-  const double larger = abs(re) > abs(im) ? abs(re) : abs(im);
-  return (abs(rounded_re - re) + abs(rounded_im - im)) / larger * bound_margin;
-}
-
 // Builds grid_rounding_facts (constant evaluation for generated kernels, run time for the others):
 // row() once per row with the largest relative change of its values, column() once per column.
 class grid_rounding_builder {

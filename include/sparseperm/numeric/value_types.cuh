@@ -14,6 +14,8 @@
 //   complex_double_arithmetic     complex doubles
 //   exact_arithmetic              int64 values, 128-bit products and sums
 //   gaussian_exact_arithmetic     Gaussian integers: int64 parts, 128-bit products
+//   double_double_arithmetic, complex_double_double_arithmetic   row sums split exactly
+//                                 (split_value), double-double products (generated engines)
 //   residue_arithmetic<K>         doubles holding integers below 2^24, products modulo the first K
 //                                 primes (numeric/modular.cuh), joined on the host by the CRT
 //   big_integer_arithmetic, big_gaussian_arithmetic   integers of any size (host only)
@@ -68,6 +70,22 @@ struct complex_double_arithmetic {
   SPARSEPERM_HOST_DEVICE static product multiply(const product& p, const value& v) { return p * v; }
 };
 
+// Double-double products of row sums held exactly as coarse + fine (double_double.cuh): the
+// generated engines' precision::double_double, real and complex.
+struct double_double_arithmetic {
+  using value = detail::split_value<double>;
+  using product = double_double;
+  static constexpr bool exact = false;
+  static constexpr const char* name = "double-double";
+};
+
+struct complex_double_double_arithmetic {
+  using value = detail::split_value<complex_double>;
+  using product = complex_double_double;
+  static constexpr bool exact = false;
+  static constexpr const char* name = "complex double-double";
+};
+
 #if SPARSEPERM_HAS_INT128
 struct gaussian_exact_arithmetic {
   using value = complex_number<std::int64_t>;
@@ -116,7 +134,10 @@ inline constexpr bool is_residue_arithmetic = requires {
 };
 template <class Arith>
 inline constexpr bool is_complex_arithmetic =
-    is_complex_number<typename Arith::value> || std::is_same_v<typename Arith::value, big_gaussian>;
+    is_complex_value<typename Arith::value> || std::is_same_v<typename Arith::value, big_gaussian>;
+template <class Arith>
+inline constexpr bool is_double_double_arithmetic =
+    std::is_same_v<Arith, double_double_arithmetic> || std::is_same_v<Arith, complex_double_double_arithmetic>;
 
 // Big integers' sums (host only): the product type itself.
 template <class P>
@@ -183,6 +204,8 @@ template <class Arith, precision P>
 constexpr arithmetic arithmetic_of() {
   if constexpr (is_residue_arithmetic<Arith>) {
     return arithmetic::residues;
+  } else if constexpr (is_double_double_arithmetic<Arith>) {
+    return arithmetic::double_double;
   } else if constexpr (Arith::exact) {
     return arithmetic::exact128;
   } else {
@@ -212,6 +235,15 @@ struct sum_of_types<residue_arithmetic<K>, A, SplitSigns> {
 template <arithmetic A, bool SplitSigns>
 struct sum_of_types<complex_double_arithmetic, A, SplitSigns> {
   using type = complex_sum<std::conditional_t<A == arithmetic::double_sums, plain_sum, compensated_sum>>;
+};
+
+template <arithmetic A, bool SplitSigns>
+struct sum_of_types<double_double_arithmetic, A, SplitSigns> {
+  using type = dd_sum;
+};
+template <arithmetic A, bool SplitSigns>
+struct sum_of_types<complex_double_double_arithmetic, A, SplitSigns> {
+  using type = complex_sum<dd_sum>;
 };
 
 #if SPARSEPERM_HAS_INT128

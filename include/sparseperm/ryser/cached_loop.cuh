@@ -57,9 +57,12 @@ struct cached_planning {
   // then running in sub-blocks of exact terms (residue_block; faster than 2^3 at every density
   // measured), else 2^3 or 2^2: every step then takes modular products of K doubles per level, and
   // 2^6 such steps left nvcc's inliner behind (a stack frame at n = 48, p = 0.5).
+  // Double-double: 2^5 real, 2^4 complex (a complex double-double product is some 60 instructions).
   static constexpr int static_bits_limit() {
     if constexpr (is_residue_arithmetic<Arith>) {
       return level_zero_exact() ? 6 : Arith::primes <= 2 ? 3 : 2;
+    } else if constexpr (is_double_double_arithmetic<Arith>) {
+      return is_complex_arithmetic<Arith> ? 4 : 5;
     } else {
       return Arith::exact ? 3 : 6;
     }
@@ -148,6 +151,10 @@ template <class T>
 SPARSEPERM_HOST_DEVICE bool is_zero_product(const complex_number<T>& p) {
   return p.re == 0 && p.im == 0;
 }
+SPARSEPERM_HOST_DEVICE inline bool is_zero_product(const double_double& p) { return p.hi == 0; }
+SPARSEPERM_HOST_DEVICE inline bool is_zero_product(const complex_double_double& p) {
+  return p.re.hi == 0 && p.im.hi == 0;
+}
 template <int K>
 SPARSEPERM_HOST_DEVICE bool is_zero_product(const residues<K>& p) {
   bool zero = true;
@@ -182,23 +189,24 @@ struct cached_agent {
       : gx(global_x), stride(rows_stride), sum(s) {}
 
   // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product top_level(std::uint64_t rows_stride) const {
-    return register_product<Plan, cached_level<Plan, b>::rows, Plan::k>(reg) *
-           global_rows_product<Plan, 0, Plan::global_rows>(gx, rows_stride);
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product top_level(std::uint64_t rows_stride) const {
+    return multiply_products(register_product<Plan, cached_level<Plan, b>::rows, Plan::k>(reg),
+                             global_rows_product<Plan, 0, Plan::global_rows>(gx, rows_stride));
   }
 
   // Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
   template <int J, int Low = 0>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_levels() {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_levels() {
     if constexpr (J >= Low) {
-      q[J] = q[J + 1] * register_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg);
+      q[J] = multiply_products(
+          q[J + 1], register_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(reg));
       if constexpr (J > Low) rebuild_levels<J - 1, Low>();
     }
   }
 
   // Π x over level J's rows [r(J), r(J + 1)) in plain FP64: exact for the levels below c.
   template <int J>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE double exact_level() const {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE double exact_level() const {
     return exact_rows_product<Plan, cached_level<Plan, J>::rows, cached_level<Plan, J + 1>::rows>(
         [&](auto i) { return reg[decltype(i)::value]; });
   }
@@ -206,7 +214,7 @@ struct cached_agent {
   // Residue arithmetic's exact levels e[J], .., e[Low] (e[j] = Π x[r(j), r(c)), exact in FP64), from
   // e[J + 1] (1 for J = c − 1): after a flip of column J < c.
   template <int J, int Low = 0>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_exact_levels() {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_exact_levels() {
     const double level = exact_level<J>();
     if constexpr (J + 1 < c) {
       e[J] = e[J + 1] * level;
@@ -217,19 +225,19 @@ struct cached_agent {
   }
 
   // The product of level 0's rows, the rows column 0 touches.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product level_zero() const {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product level_zero() const {
     return product_tree<product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
   }
 
   // Every level, from the rows themselves: after a run-time step.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void rebuild_all_levels(std::uint64_t rows_stride) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_all_levels(std::uint64_t rows_stride) {
     q[b] = top_level(rows_stride);
     rebuild_levels<b - 1, c>();
     if constexpr (c > 0) rebuild_exact_levels<c - 1>();
   }
 
   // The term Π x of the current step: Q_0, or Q_c·e[0] with exact levels.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE product current_term() const {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product current_term() const {
     if constexpr (c > 0) {
       return q[c] * to_residues<Plan::arithmetic::primes, row_bound<Plan, 0, cached_level<Plan, c>::rows>>(e[0]);
     } else {
@@ -239,7 +247,7 @@ struct cached_agent {
 
   // Step s (1 ≤ s < B) of a block: everything but the middle step's direction is a constant.
   template <int S, class Acc>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_step(bool odd_block, Acc& acc) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_step(bool odd_block, Acc& acc) {
     static_flip<Plan, b, S>(reg, odd_block);
     rebuild_levels<trailing_zeros(static_cast<std::uint64_t>(S))>();
     acc.add_signed(q[0], (S & 1) != 0);
@@ -250,7 +258,7 @@ struct cached_agent {
   // Q_1·(P_S − P_(S+1)) and, for the error bound, |Q_1|·(|P_S| + |P_(S+1)|): the multiplication saved
   // pays for the magnitudes (the bound's γ_n·Σ|t| covers the rounding of the difference).
   template <int S, class Acc>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void static_pair(bool odd_block, Acc& acc) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_pair(bool odd_block, Acc& acc) {
     static_assert(S % 2 == 0 && S >= 2 && b >= 2, "static_pair: an even step S of a block of at least 4 steps");
     static_flip<Plan, b, S>(reg, odd_block);
     rebuild_levels<trailing_zeros(static_cast<std::uint64_t>(S)), 1>();
@@ -286,7 +294,7 @@ struct cached_agent {
   // Steps T, T + 1 (T even ≥ 2) of the sub-block starting at step First: e[1]·(P_T − P_(T+1)), as
   // static_pair does in floating point.
   template <int First, int T>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pair(bool odd_block, double (&half)[2]) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void exact_pair(bool odd_block, double (&half)[2]) {
     static_assert(c >= 2 && T % 2 == 0 && T >= 2, "exact_pair: steps T, T + 1 with T even, past the first two");
     static_flip<Plan, b, First + T>(reg, odd_block);
     rebuild_exact_levels<trailing_zeros(static_cast<std::uint64_t>(T)), 1>();
@@ -297,14 +305,14 @@ struct cached_agent {
   }
 
   template <int First, int... I>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void exact_pairs(bool odd_block, double (&half)[2],
-                                                                 std::integer_sequence<int, I...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void exact_pairs(bool odd_block, double (&half)[2],
+                                                                   std::integer_sequence<int, I...>) {
     (exact_pair<First, 2 * I + 2>(odd_block, half), ...);
   }
 
   // Sub-block U of a block: steps [U·2^c, (U + 1)·2^c), without step 0 (the run-time step) for U = 0.
   template <int U, class Dot>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_sub_block(bool odd_block, Dot& part) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void residue_sub_block(bool odd_block, Dot& part) {
     constexpr int first = U << c;
     double half[2] = {0, 0};  // the terms of steps [first, first + 2^(c−1)) and of the rest
     if constexpr (U > 0) {
@@ -323,7 +331,7 @@ struct cached_agent {
   // Sub-block U, then the products gathered into the sum when `part` is full or the block ends.
   // (Dot: residue_dot of the arithmetic's primes.)
   template <int U, class Dot>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_sub_block_into(bool odd_block, Dot& part) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void residue_sub_block_into(bool odd_block, Dot& part) {
     residue_sub_block<U>(odd_block, part);
     if constexpr ((U + 1) % Dot::capacity == 0 || U + 1 == (1 << (b - c))) {
       sum.add(part.value());
@@ -332,7 +340,7 @@ struct cached_agent {
   }
 
   template <int... U>
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void residue_block(bool odd_block, std::integer_sequence<int, U...>) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void residue_block(bool odd_block, std::integer_sequence<int, U...>) {
     residue_dot<Plan::arithmetic::primes> part;
     (residue_sub_block_into<U>(odd_block, part), ...);
   }
@@ -361,7 +369,7 @@ struct cached_agent {
   }
 
   // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void runtime_step(int j, bool inclusion, bool odd) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void runtime_step(int j, bool inclusion, bool odd) {
     const plan_sign<Plan> sign = inclusion ? 1 : -1;
     static_dispatch<Plan::n - 1>(
         j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
@@ -370,7 +378,7 @@ struct cached_agent {
   }
 
   // The steps [first, end) (first ≥ 1): whole blocks unrolled, any other step at run time.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_HOST_INLINE void run(std::uint64_t first, std::uint64_t end) {
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void run(std::uint64_t first, std::uint64_t end) {
     start_split_state<Plan>(reg, gx, stride, first);
     rebuild_all_levels(stride);
     for_each_gray_block<b>(

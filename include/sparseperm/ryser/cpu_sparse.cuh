@@ -66,11 +66,6 @@ struct ryser_columns {
 // arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
 // x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
 template <class X>
-inline constexpr bool is_split_value = false;
-template <class V>
-inline constexpr bool is_split_value<split_value<V>> = true;
-
-template <class X>
 ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                     bool doubled = !std::is_floating_point_v<part_type<X>>) {
   using part = part_type<X>;

@@ -24,12 +24,20 @@ template <class Plan>
 using plan_sign = part_type<typename Plan::value>;
 
 template <class Plan, int Begin, int K, int... E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(typename Plan::value (&x)[K],
-                                                                              [[maybe_unused]] plan_sign<Plan> sign,
-                                                                              std::integer_sequence<int, E...>) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void flip_registers_impl(typename Plan::value (&x)[K],
+                                                                         [[maybe_unused]] plan_sign<Plan> sign,
+                                                                         std::integer_sequence<int, E...>) {
   static_assert(((nonzero_row<Plan, Begin + E> < K) && ...), "flip_registers: a row outside the register rows");
   using value = typename Plan::value;
-  if constexpr (is_complex_number<value>) {
+  if constexpr (is_split_value<value> && is_complex_value<value>) {
+    ((x[nonzero_row<Plan, Begin + E>] +=
+      sign * value{complex_double{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>},
+                   complex_double{nonzero_fine_re<Plan, Begin + E>, nonzero_fine_im<Plan, Begin + E>}}),
+     ...);
+  } else if constexpr (is_split_value<value>) {
+    ((x[nonzero_row<Plan, Begin + E>] += sign * value{nonzero_re<Plan, Begin + E>, nonzero_fine_re<Plan, Begin + E>}),
+     ...);
+  } else if constexpr (is_complex_number<value>) {
     ((x[nonzero_row<Plan, Begin + E>] += sign * value{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>}), ...);
   } else {
     ((x[nonzero_row<Plan, Begin + E>] += sign * nonzero_re<Plan, Begin + E>), ...);
@@ -37,18 +45,25 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers_impl(ty
 }
 
 template <class Plan, int J, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_registers(typename Plan::value (&x)[K],
-                                                                         plan_sign<Plan> sign) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void flip_registers(typename Plan::value (&x)[K],
+                                                                    plan_sign<Plan> sign) {
   using column = plan_column<Plan, J>;
   flip_registers_impl<Plan, column::begin>(x, sign, std::make_integer_sequence<int, column::end - column::begin>{});
 }
 
 // Registers a value of x costs in the register models (ordering.cuh): two for a double or an int64;
 // seven for a complex double, whose products hold more temporaries (ptxas at n = 40: with four,
-// gpu-cached at p = 0.5 and gpu-hybrid kept x in a stack frame; with seven neither did).
+// gpu-cached at p = 0.5 and gpu-hybrid kept x in a stack frame; with seven neither did). Split values
+// (double-double): four for a real one, fourteen for a complex one (H200, complex n = 36 and 40,
+// p = 0.3: modelled at ten, gpu-cached took b = 3–4 and 17–18 register rows, and x then went to a
+// stack frame: 4.5 and 104 s against 3.2 and 54 s at fourteen, b = 2 and 13 rows).
 template <class Value>
 constexpr int model_registers_per_value() {
-  return is_complex_number<Value> ? 7 : static_cast<int>(sizeof(Value) / 4);
+  if constexpr (is_split_value<Value>) {
+    return is_complex_value<Value> ? 14 : 4;
+  } else {
+    return is_complex_number<Value> ? 7 : static_cast<int>(sizeof(Value) / 4);
+  }
 }
 
 // The register models' options for values of type Value: one home for the generated plans and
@@ -64,8 +79,8 @@ inline constexpr int complex_level_zero_rows_for_64 = 8;
 template <class Value>
 constexpr cached_options cached_options_for(const column_masks& ordered) {
   cached_options options{.registers_per_value = model_registers_per_value<Value>(),
-                         .saturating_threads = is_complex_number<Value> ? 256 : 512};
-  if (is_complex_number<Value> && staircase_of(ordered).rows[1] > complex_level_zero_rows_for_64) {
+                         .saturating_threads = is_complex_value<Value> ? 256 : 512};
+  if (is_complex_value<Value> && staircase_of(ordered).rows[1] > complex_level_zero_rows_for_64) {
     options.max_static_bits = 5;
   }
   return options;
@@ -102,7 +117,7 @@ constexpr int hybrid_complex_bits(const register_partition& partition) {
 // Step S's flip (1 ≤ S < 2^Bits) of a static Gray block (gray_steps.cuh): column ctz(S), on rows
 // held in `x`, its direction a constant but for S = 2^(Bits−1).
 template <class Plan, int Bits, int S, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_flip(typename Plan::value (&x)[K], bool odd_block) {
   flip_registers<Plan, trailing_zeros(static_cast<std::uint64_t>(S))>(
       x, static_step_sign<Bits, S, plan_sign<Plan>>(odd_block));
 }
@@ -110,8 +125,8 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_flip(typename P
 // Steps 1..2^Bits − 1 of a static Gray block whose columns touch rows held in `x` only, fully
 // unrolled: each flips its column, then on_step(integral_constant S) adds its term (sign (−1)^S).
 template <class Plan, int Bits, int K, class OnStep>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(typename Plan::value (&x)[K],
-                                                                                bool odd_block, OnStep&& on_step) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void static_register_block(typename Plan::value (&x)[K], bool odd_block,
+                                                                           OnStep&& on_step) {
   static_for<1, (1 << Bits)>([&](auto s) {
     static_flip<Plan, Bits, decltype(s)::value>(x, odd_block);
     on_step(s);
@@ -121,21 +136,21 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void static_register_block(
 // Π x[Lo..Hi) as a balanced tree: depth log2(Hi − Lo) instead of a chain of Hi − Lo dependent
 // multiplications.
 template <class Product, int Lo, int Hi, class Value, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE Product product_tree(const Value (&x)[K]) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE Product product_tree(const Value (&x)[K]) {
   if constexpr (Hi - Lo <= 0) {
     return Product{1};
   } else if constexpr (Hi - Lo == 1) {
-    return static_cast<Product>(x[Lo]);
+    return as_factor<Product>(x[Lo]);
   } else {
     constexpr int mid = Lo + (Hi - Lo) / 2;
-    return product_tree<Product, Lo, mid>(x) * product_tree<Product, mid, Hi>(x);
+    return multiply_products(product_tree<Product, Lo, mid>(x), product_tree<Product, mid, Hi>(x));
   }
 }
 
 // Π x[Lo..Hi) of register rows in a plan's arithmetic: residues run by run (residue_products.cuh),
 // the others as product_tree.
 template <class Plan, int Lo, int Hi, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product register_product(
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE typename Plan::product register_product(
     const typename Plan::value (&x)[K]) {
   if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
     return residue_rows_product<Plan, Lo, Hi>([&](auto i) { return x[decltype(i)::value]; });
@@ -146,13 +161,13 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product regi
 
 // x[0..K) = x_0[0..K).
 template <class Plan, int K, int... I>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers_impl(typename Plan::value (&x)[K],
-                                                                                    std::integer_sequence<int, I...>) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void load_start_registers_impl(typename Plan::value (&x)[K],
+                                                                               std::integer_sequence<int, I...>) {
   ((x[I] = start_value<Plan, I>()), ...);
 }
 
 template <class Plan, int K>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void load_start_registers(typename Plan::value (&x)[K]) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void load_start_registers(typename Plan::value (&x)[K]) {
   load_start_registers_impl<Plan>(x, std::make_integer_sequence<int, K>{});
 }
 

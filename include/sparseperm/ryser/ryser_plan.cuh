@@ -53,10 +53,19 @@ struct ryser_arrays {
 // An entry in the arithmetic's values: doubled integers for exact arithmetic, the value on its
 // row's grid for floating point (each part, for complex values).
 template <class Arith, int N, int NNZ>
-constexpr typename Arith::value arithmetic_value(const pattern_arrays<N, NNZ>& a, const row_grid_exponents<N>& grid,
+constexpr typename Arith::value arithmetic_value(const pattern_arrays<N, NNZ>& a, const split_grid_exponents<N>& grids,
                                                  int k) {
   using value = typename Arith::value;
-  if constexpr (detail::is_complex_arithmetic<Arith>) {
+  const row_grid_exponents<N>& grid = grids.coarse;
+  if constexpr (detail::is_split_value<value>) {  // the value itself, as coarse + fine
+    const detail::split_value<double> re = split_grid_value(grids, a.rows[k], a.values[k]);
+    if constexpr (detail::is_complex_value<value>) {
+      const detail::split_value<double> im = split_grid_value(grids, a.rows[k], a.imag[k]);
+      return value{complex_double{re.coarse, im.coarse}, complex_double{re.fine, im.fine}};
+    } else {
+      return re;
+    }
+  } else if constexpr (detail::is_complex_arithmetic<Arith>) {
     using part = part_type<value>;
     if constexpr (Arith::exact) {
       return value{static_cast<part>(2 * a.values[k]), static_cast<part>(2 * a.imag[k])};
@@ -72,7 +81,9 @@ constexpr typename Arith::value arithmetic_value(const pattern_arrays<N, NNZ>& a
 // |v| bounded: the modulus of a real value, |re| + |im| of a complex one.
 template <class Value>
 constexpr double magnitude_bound(const Value& v) {
-  if constexpr (is_complex_number<Value>) {
+  if constexpr (detail::is_split_value<Value>) {
+    return magnitude_bound(v.coarse) + magnitude_bound(v.fine);
+  } else if constexpr (is_complex_number<Value>) {
     return static_cast<double>(l1_norm(v));
   } else {
     return static_cast<double>(v < 0 ? -v : v);
@@ -89,7 +100,7 @@ constexpr ryser_arrays<N, NNZ, typename Arith::value> make_ryser_arrays(const pa
   r.order = order;
   int row_position[N > 0 ? N : 1]{};
   for (int i = 0; i < N; ++i) row_position[order.rows[i]] = i;
-  const row_grid_exponents<N> grid = grid_exponents_of(a);
+  const split_grid_exponents<N> grid = split_grid_exponents_of(a);
   int at = 0;
   for (int position = 0; position < N; ++position) {
     const int j = order.columns[position];
@@ -156,6 +167,8 @@ template <class Arith, int N, int NNZ>
 constexpr typename Arith::product start_product(const ryser_arrays<N, NNZ, typename Arith::value>& r) {
   if constexpr (std::is_same_v<typename Arith::product, double>) {
     return detail::exception_free_product(r.x0, N);
+  } else if constexpr (detail::is_double_double_arithmetic<Arith>) {
+    return {};  // computed at run time (split_start_product)
   } else if constexpr (std::is_same_v<typename Arith::product, complex_double>) {
     return complex_double{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
   } else {
@@ -194,8 +207,15 @@ struct ryser_plan {
   static constexpr auto data = make_ryser_arrays<Arith>(source, order);
   static constexpr column_masks ordered_masks = reorder(source.masks(), order);
   static constexpr product start_term = start_product<Arith>(data);  // read it with start_term_of
-  static constexpr detail::grid_rounding_facts grid =
-      Arith::exact ? detail::grid_rounding_facts{} : grid_facts_of(source);
+  static constexpr detail::grid_rounding_facts grid = [] {
+    if constexpr (Arith::exact) {
+      return detail::grid_rounding_facts{};
+    } else if constexpr (detail::is_split_value<value>) {
+      return split_grid_facts_of(source);
+    } else {
+      return grid_facts_of(source);
+    }
+  }();
 };
 
 // Π x_0 in complex doubles at run time: n − 1 multiplications in a row, as a term counts them.
@@ -205,10 +225,20 @@ inline complex_double complex_start_product(const complex_double* x0, int n) {
   return p;
 }
 
+// Π x_0 in double-double from split row sums: n − 1 multiplications in a row, as a term counts them.
+template <class V>
+auto split_start_product(const detail::split_value<V>* x0, int n) {
+  auto p = detail::dd_factor(x0[0]);
+  for (int i = 1; i < n; ++i) p = detail::dd_times(p, detail::dd_factor(x0[i]));
+  return p;
+}
+
 // A plan's step-0 term Π x_0 (host code).
 template <class Plan>
 typename Plan::product start_term_of() {
-  if constexpr (std::is_same_v<typename Plan::product, complex_double>) {
+  if constexpr (detail::is_split_value<typename Plan::value>) {
+    return split_start_product(Plan::data.x0, Plan::n);
+  } else if constexpr (std::is_same_v<typename Plan::product, complex_double>) {
     return complex_start_product(Plan::data.x0, Plan::n);
   } else {
     return Plan::start_term;
@@ -240,6 +270,19 @@ struct value_parts<complex_number<T>> {
   static constexpr T re(const complex_number<T>& v) { return v.re; }
   static constexpr T im(const complex_number<T>& v) { return v.im; }
 };
+// split values: re and im are the coarse parts; fine_re and fine_im the fine ones
+template <>
+struct value_parts<detail::split_value<double>> {
+  static constexpr double re(const detail::split_value<double>& v) { return v.coarse; }
+  static constexpr double fine_re(const detail::split_value<double>& v) { return v.fine; }
+};
+template <>
+struct value_parts<detail::split_value<complex_double>> {
+  static constexpr double re(const detail::split_value<complex_double>& v) { return v.coarse.re; }
+  static constexpr double im(const detail::split_value<complex_double>& v) { return v.coarse.im; }
+  static constexpr double fine_re(const detail::split_value<complex_double>& v) { return v.fine.re; }
+  static constexpr double fine_im(const detail::split_value<complex_double>& v) { return v.fine.im; }
+};
 
 // Nonzero E of a plan (in its order) and x_0[I]: rows and parts as scalar variable templates, which
 // device code may read. Folds over a column's entries use them directly: a class or a function per
@@ -257,11 +300,25 @@ template <class Plan, int I>
 inline constexpr part_type<typename Plan::value> start_re = value_parts<typename Plan::value>::re(Plan::data.x0[I]);
 template <class Plan, int I>
 inline constexpr part_type<typename Plan::value> start_im = value_parts<typename Plan::value>::im(Plan::data.x0[I]);
+template <class Plan, int E>
+inline constexpr double nonzero_fine_re = value_parts<typename Plan::value>::fine_re(Plan::data.values[E]);
+template <class Plan, int E>
+inline constexpr double nonzero_fine_im = value_parts<typename Plan::value>::fine_im(Plan::data.values[E]);
+template <class Plan, int I>
+inline constexpr double start_fine_re = value_parts<typename Plan::value>::fine_re(Plan::data.x0[I]);
+template <class Plan, int I>
+inline constexpr double start_fine_im = value_parts<typename Plan::value>::fine_im(Plan::data.x0[I]);
 
 // x_0[I] of a plan as a value of its arithmetic.
 template <class Plan, int I>
 SPARSEPERM_HOST_DEVICE constexpr typename Plan::value start_value() {
-  if constexpr (is_complex_number<typename Plan::value>) {
+  using value = typename Plan::value;
+  if constexpr (detail::is_split_value<value> && detail::is_complex_value<value>) {
+    return {complex_double{start_re<Plan, I>, start_im<Plan, I>},
+            complex_double{start_fine_re<Plan, I>, start_fine_im<Plan, I>}};
+  } else if constexpr (detail::is_split_value<value>) {
+    return {start_re<Plan, I>, start_fine_re<Plan, I>};
+  } else if constexpr (is_complex_number<value>) {
     return {start_re<Plan, I>, start_im<Plan, I>};
   } else {
     return start_re<Plan, I>;

@@ -26,12 +26,21 @@ SPARSEPERM_HOST_DEVICE inline std::uint64_t unhoisted(std::uint64_t stride) {
 
 // A column's entries [Begin, Begin + |E|) on global rows (rows ≥ k): gx[(row − k)·stride] += sign·a.
 template <class Plan, int Begin, int... E>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_global_rows([[maybe_unused]] typename Plan::value* gx,
-                                                                           [[maybe_unused]] std::uint64_t stride,
-                                                                           [[maybe_unused]] plan_sign<Plan> sign,
-                                                                           std::integer_sequence<int, E...>) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void flip_global_rows([[maybe_unused]] typename Plan::value* gx,
+                                                                      [[maybe_unused]] std::uint64_t stride,
+                                                                      [[maybe_unused]] plan_sign<Plan> sign,
+                                                                      std::integer_sequence<int, E...>) {
   using value = typename Plan::value;
-  if constexpr (is_complex_number<value>) {
+  if constexpr (is_split_value<value> && is_complex_value<value>) {
+    ((gx[static_cast<std::uint64_t>(nonzero_row<Plan, Begin + E> - Plan::k) * stride] +=
+      sign * value{complex_double{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>},
+                   complex_double{nonzero_fine_re<Plan, Begin + E>, nonzero_fine_im<Plan, Begin + E>}}),
+     ...);
+  } else if constexpr (is_split_value<value>) {
+    ((gx[static_cast<std::uint64_t>(nonzero_row<Plan, Begin + E> - Plan::k) * stride] +=
+      sign * value{nonzero_re<Plan, Begin + E>, nonzero_fine_re<Plan, Begin + E>}),
+     ...);
+  } else if constexpr (is_complex_number<value>) {
     ((gx[static_cast<std::uint64_t>(nonzero_row<Plan, Begin + E> - Plan::k) * stride] +=
       sign * value{nonzero_re<Plan, Begin + E>, nonzero_im<Plan, Begin + E>}),
      ...);
@@ -45,9 +54,9 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_global_rows([[may
 // Column J's update, x[row] + sign·a (sign = ±1: see flip_registers): its register rows in `reg`,
 // then (rows ascend in a column) its global rows at gx[(row − k)·stride].
 template <class Plan, int J>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(
-    typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1], typename Plan::value* gx, std::uint64_t stride,
-    plan_sign<Plan> sign) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void flip_split(typename Plan::value (&reg)[Plan::k > 0 ? Plan::k : 1],
+                                                                typename Plan::value* gx, std::uint64_t stride,
+                                                                plan_sign<Plan> sign) {
   using column = plan_column<Plan, J>;
   constexpr int split = column::template first_at_or_above<Plan::k>;
   if constexpr (column::top_row >= Plan::k) stride = unhoisted(stride);
@@ -58,23 +67,23 @@ SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE void flip_split(
 // Π of the global rows [Lo, Hi) as a balanced tree, so that the n − k loads are all in flight at once
 // and the multiplications form a short dependency chain.
 template <class Plan, int Lo, int Hi>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_product(
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE typename Plan::product global_product(
     [[maybe_unused]] const typename Plan::value* gx, [[maybe_unused]] std::uint64_t stride) {
   using product = typename Plan::product;
   if constexpr (Hi - Lo <= 0) {
     return product{1};
   } else if constexpr (Hi - Lo == 1) {
-    return static_cast<product>(gx[static_cast<std::uint64_t>(Lo) * stride]);
+    return as_factor<product>(gx[static_cast<std::uint64_t>(Lo) * stride]);
   } else {
     constexpr int mid = Lo + (Hi - Lo) / 2;
-    return global_product<Plan, Lo, mid>(gx, stride) * global_product<Plan, mid, Hi>(gx, stride);
+    return multiply_products(global_product<Plan, Lo, mid>(gx, stride), global_product<Plan, mid, Hi>(gx, stride));
   }
 }
 
 // Π of the global rows [Lo, Hi) in a plan's arithmetic: residues run by run (residue_products.cuh),
 // the others as global_product.
 template <class Plan, int Lo, int Hi>
-SPARSEPERM_HOST_DEVICE inline SPARSEPERM_HOST_INLINE typename Plan::product global_rows_product(
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE typename Plan::product global_rows_product(
     const typename Plan::value* gx, std::uint64_t stride) {
   if constexpr (is_residue_arithmetic<typename Plan::arithmetic>) {
     return residue_rows_product<Plan, Plan::k + Lo, Plan::k + Hi>(
