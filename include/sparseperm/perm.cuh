@@ -32,6 +32,7 @@
 #include "permanent_cpu.cuh"
 #include "planner.cuh"
 #include "result_json.cuh"
+#include "ryser/digits_forecast.cuh"
 #include "ryser/gray_code.cuh"
 #include "ryser/launch_parameters.cuh"
 #include "ryser/occupancy.cuh"

@@ -2,19 +2,22 @@
 // matrices of full 53-bit values (boson-sampling amplitudes are such), against their exact dyadic
 // permanents in big integers. Every bound contains the exact value, in double, compensated and
 // double-double; it certifies digits (the a-priori bounds through perm(|A|) certified none here); a
-// tampered sum falls outside it; and auto repeats a run in double-double when double certifies fewer
-// digits than asked for.
+// tampered sum falls outside it; auto repeats a run in double-double when double certifies fewer
+// digits than asked for; and inspect's forecast of the digits is near what runs certify.
 #include <doctest/doctest.h>
 
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/ryser/cpu_sparse.cuh>
+#include <sparseperm/ryser/digits_forecast.cuh>
 #include <sparseperm/settings.cuh>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -281,4 +284,63 @@ TEST_CASE("exact dyadic permanents of matrices of doubles, and 62! a^62 in Glynn
   const ts::dyadic da = ts::dyadic_of(a);
   for (int k = 0; k < 62; ++k) expected.m = expected.m * da.m, expected.e += da.e;
   CHECK(decimal_equals(r.permanent, expected));
+}
+
+namespace {
+
+// Σ|t| of the Nijenhuis–Wilf terms, every one of them (n ≤ 16).
+double all_terms_magnitude(const sp::sparse_matrix& a) {
+  const int n = a.n();
+  std::vector<std::complex<double>> x0(n, 0.0);
+  std::vector<std::vector<std::complex<double>>> dense(n, std::vector<std::complex<double>>(n, 0.0));
+  for (int i = 0; i < n; ++i) {
+    const auto columns = a.row_columns(i);
+    const auto re = a.row_values(i);
+    const auto im = a.row_imag(i);
+    for (std::size_t k = 0; k < columns.size(); ++k) dense[i][columns[k]] = {re[k], im.empty() ? 0.0 : im[k]};
+    for (int j = 0; j < n; ++j) x0[i] += j == n - 1 ? dense[i][j] : -0.5 * dense[i][j];
+  }
+  double sum = 0;
+  for (std::uint32_t mask = 0; mask < (1u << (n - 1)); ++mask) {
+    double term = 1;
+    for (int i = 0; i < n; ++i) {
+      std::complex<double> x = x0[i];
+      for (int j = 0; j + 1 < n; ++j)
+        if (mask & (1u << j)) x += dense[i][j];
+      term *= std::abs(x);
+    }
+    sum += term;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("inspect's digits forecast: the sampled sum of |terms| and the digits a run certifies") {
+  sp::random_stream stream(89);
+  for (const bool complex : {false, true}) {
+    for (const int n : {8, 12, 14}) {
+      const sp::sparse_matrix a = random_cancelling(stream, n, complex);
+      const sp::detail::digits_forecast f = sp::detail::forecast_digits(a);
+      const double truth = all_terms_magnitude(a);
+      CAPTURE(complex);
+      CAPTURE(n);
+      CAPTURE(truth);
+      CAPTURE(f.term_sum);
+      CHECK_FALSE(f.nonnegative);
+      CHECK(f.term_sum >= truth / 2);
+      CHECK(f.term_sum <= truth * 2);
+      const sp::permanent_result r = run_cpu_sparse(a, sp::precision::double_sums);
+      const double modulus = std::hypot(r.value, r.complex ? r.imag : 0.0);
+      const double forecast = std::log10(modulus / f.permanent_for(0, f.double_unit));
+      const int certified = sp::trusted_digits(r).value_or(0);
+      CAPTURE(forecast);
+      CAPTURE(certified);
+      CHECK(std::fabs(forecast - certified) <= 2);
+    }
+  }
+  // nonnegative values: a relative bound whatever the terms do
+  const sp::detail::digits_forecast ones = sp::detail::forecast_digits(ts::dense_matrix(10, 0.5));
+  CHECK(ones.nonnegative);
+  CHECK(ones.nonnegative_double_digits() >= 12);
 }

@@ -19,7 +19,8 @@ inline const char* inspect_help =
     "What the engines see in the matrix of FILE: size, nonzeros, degrees, structural rank, the\n"
     "column order of the sparse Ryser engines, the permanent ordering (Algorithm 3) and register\n"
     "partition (Algorithm 4) of the generated GPU kernels, gpu-cached's plan and launch plan\n"
-    "(Algorithm 2) on an H100 model, cpu-cached's plan, every engine's estimate and the engine that\n"
+    "(Algorithm 2) on an H100 model, cpu-cached's plan, the digits a floating run is forecast to\n"
+    "certify (from sampled Ryser terms), every engine's estimate and the engine that\n"
     "'compute --engine auto' would run. Indices are 1-based, as in the file.\n";
 
 namespace detail {
@@ -163,6 +164,28 @@ inline void print_generated_plans(const sparse_matrix& m, const column_masks& or
               host_layout.additions);
 }
 
+// What the bound of a floating run will certify (ryser/digits_forecast.cuh): from sampled Ryser
+// terms, the |perm| above which double and double-double reach 10 and 15 digits.
+inline void print_digits_forecast(const sparse_matrix& m) {
+  const sparseperm::detail::digits_forecast f = sparseperm::detail::forecast_digits(m);
+  std::printf(
+      "\ncertified digits, forecast (a floating run's bound is about c*u*sum|t|; sum|t| of the 2^%d Ryser "
+      "terms\nestimated from %d sampled ones: %.3g; the digits depend on |perm|, which the run finds):\n",
+      m.n() - 1, f.samples, f.term_sum);
+  if (f.nonnegative)
+    std::printf("  double         about %d digits whatever |perm| (nonnegative values: a relative bound)\n",
+                f.nonnegative_double_digits());
+  const auto line = [&](const char* name, double unit, const char* note) {
+    std::printf("  %-14s 10 digits where |perm| >= %.2g, 15 where |perm| >= %.2g%s\n", name, f.permanent_for(10, unit),
+                f.permanent_for(15, unit), note);
+  };
+  line("double", f.double_unit, m.is_complex() || !f.nonnegative ? " (cpu-sparse's split row sums)" : "");
+  line("double-double", f.dd_unit, " (at most 15: the value is a double)");
+  std::printf(
+      "  auto asks for --digits (10 by default) and runs again in double-double, then exactly, where a run "
+      "certifies fewer\n");
+}
+
 // Every engine of the catalog: whether it can run this matrix here.
 inline void print_engines(int n, const compute_options& options) {
   std::printf("\nengines:\n");
@@ -271,6 +294,7 @@ inline int run_inspect(int argc, char** argv, const tool_context& context) {
                                                      : sparseperm::detail::partition_options_for<double>();
     const register_partition partition = print_orderings(m, pattern, ordered, options);
     print_generated_plans(m, ordered, options, partition);
+    if (!m.has_integer_values()) print_digits_forecast(m);
   } else if (n > max_ryser_n) {
     std::printf("\nn > %d: the Ryser engines (2^(n-1) Gray steps) do not apply\n", max_ryser_n);
   }
