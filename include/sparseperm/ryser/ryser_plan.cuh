@@ -12,6 +12,8 @@
 //                      matrices beyond the 128-bit bound
 //   complex_double_arithmetic   complex matrices: both parts on the row's grid (sized by the row's
 //                      Σ (|re| + |im|)), complex products
+//   double_double_arithmetic, complex_double_double_arithmetic   x split exactly as coarse + fine
+//                      (row_grids.cuh's split_grid_exponents_of), double-double products and sums
 //   gaussian_exact_arithmetic   Gaussian-integer matrices: doubled x as int64 parts, products and
 //                      sums in 128-bit parts
 //   (which of them a matrix type runs: matrix/exactness.cuh's automatic_arithmetic<M> and
@@ -51,7 +53,8 @@ struct ryser_arrays {
 };
 
 // An entry in the arithmetic's values: doubled integers for exact arithmetic, the value on its
-// row's grid for floating point (each part, for complex values).
+// row's grid for floating point (each part, for complex values), the value itself as coarse + fine
+// on its row's two grids for double-double (split_value).
 template <class Arith, int N, int NNZ>
 constexpr typename Arith::value arithmetic_value(const pattern_arrays<N, NNZ>& a, const split_grid_exponents<N>& grids,
                                                  int k) {
