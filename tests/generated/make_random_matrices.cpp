@@ -31,6 +31,25 @@ constexpr int complex_matrix_count = 112;
 // half real (n = 4..14), the rest complex (n = 4..12).
 constexpr int cancelling_matrix_count = 200;
 
+// The headers of one family of matrices, in parts: each part a header of matrix types and a function
+// FUNCTION_K(f) that calls f.template operator()<M>() for each of them.
+struct matrix_parts {
+  std::vector<std::string> headers, lists;
+  explicit matrix_parts(int parts) : headers(parts), lists(parts) {}
+  void add(int part, const sparseperm::sparse_matrix& matrix, const char* name) {
+    headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
+    lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+  }
+  // DIR/STEM_K.cuh for each part K
+  void write(const std::string& dir, const std::string& stem, const std::string& function) const {
+    for (std::size_t part = 0; part < headers.size(); ++part) {
+      std::ofstream out(dir + "/" + stem + "_" + std::to_string(part) + ".cuh");
+      out << headers[part] << "template <class F>\nvoid " << function << "_" << part << "(F&& f) {\n"
+          << lists[part] << "}\n";
+    }
+  }
+};
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: make_random_matrices OUTPUT_DIR PARTS\n");
@@ -41,7 +60,7 @@ int main(int argc, char** argv) {
   sparseperm::random_stream stream(20260101);
   const sparseperm::value_kind kinds[] = {sparseperm::value_kind::ones, sparseperm::value_kind::integers,
                                           sparseperm::value_kind::uniform};
-  std::vector<std::string> headers(parts), lists(parts);
+  matrix_parts real(parts);
   for (int m = 0; m < 120; ++m) {
     const int n = m >= 96 ? 2 + m % 13 : 1 + m % 24;  // signed reals stay small: their check sums |terms|
     const double density = m < 24 ? 0.5 : (m % 3 == 0 ? 0.2 : m % 3 == 1 ? 0.35 : 0.7);
@@ -53,9 +72,7 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof name, "r%03d", m);
     // each share of 24 rotated by one part, so that every part gets every size (m % parts alone put
     // all four n = 24 matrices in one part, which then ran 6 times as long as the others)
-    const int part = (m + m / 24) % parts;
-    headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
-    lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+    real.add((m + m / 24) % parts, matrix, name);
   }
   // Wide integers: entries ±[2^24, 2^25] (rows beyond residues' 2^24), n = 2..4 (within 128 bits),
   // so the default runs 128-bit integers there; two a part.
@@ -73,19 +90,13 @@ int main(int argc, char** argv) {
     const sparseperm::sparse_matrix matrix = sparseperm::sparse_matrix::from_entries(n, std::move(entries));
     char name[16];
     std::snprintf(name, sizeof name, "w%03d", m);
-    const int part = m % parts;
-    headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
-    lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+    real.add(m % parts, matrix, name);
   }
-  for (int part = 0; part < parts; ++part) {
-    std::ofstream out(dir + "/random_matrices_" + std::to_string(part) + ".cuh");
-    out << headers[part] << "template <class F>\nvoid for_each_random_matrix_" << part << "(F&& f) {\n"
-        << lists[part] << "}\n";
-  }
+  real.write(dir, "random_matrices", "for_each_random_matrix");
   // Complex matrices in four parts: Gaussian integers (even m) and dyadic complex values k / 2^20
   // (odd m), n = 1..14, dense and sparse.
   sparseperm::random_stream complex_stream(20261124);
-  std::vector<std::string> complex_headers(4), complex_lists(4);
+  matrix_parts complex_parts(4);
   for (int m = 0; m < complex_matrix_count; ++m) {
     const int n = 1 + m % 14;
     const double density = m % 3 == 0 ? 1.0 : m % 3 == 1 ? 0.35 : 0.6;
@@ -95,31 +106,19 @@ int main(int argc, char** argv) {
     } while (!matrix.is_complex() || sparseperm::maximum_matching(matrix).size < n);
     char name[16];
     std::snprintf(name, sizeof name, "c%03d", m);
-    const int part = (m / 2) % 4;
-    complex_headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
-    complex_lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+    complex_parts.add((m / 2) % 4, matrix, name);
   }
-  for (int part = 0; part < 4; ++part) {
-    std::ofstream out(dir + "/random_complex_matrices_" + std::to_string(part) + ".cuh");
-    out << complex_headers[part] << "template <class F>\nvoid for_each_complex_matrix_" << part << "(F&& f) {\n"
-        << complex_lists[part] << "}\n";
-  }
+  complex_parts.write(dir, "random_complex_matrices", "for_each_complex_matrix");
   sparseperm::random_stream cancelling_stream(20261128);
-  std::vector<std::string> cancelling_headers(4), cancelling_lists(4);
+  matrix_parts cancelling(4);
   for (int m = 0; m < cancelling_matrix_count; ++m) {
     const bool complex = m >= cancelling_matrix_count / 2;
     const int n = complex ? 4 + m % 9 : 4 + m % 11;
     const sparseperm::sparse_matrix matrix = exact_dyadic::random_cancelling(cancelling_stream, n, complex);
     char name[16];
     std::snprintf(name, sizeof name, "x%03d", m);
-    const int part = m % 4;
-    cancelling_headers[part] += sparseperm::generate_matrix_header(matrix, name, std::string(name) + ".mtx") + "\n";
-    cancelling_lists[part] += std::string("  f.template operator()<sparseperm::generated::") + name + "::matrix>();\n";
+    cancelling.add(m % 4, matrix, name);
   }
-  for (int part = 0; part < 4; ++part) {
-    std::ofstream out(dir + "/random_cancelling_matrices_" + std::to_string(part) + ".cuh");
-    out << cancelling_headers[part] << "template <class F>\nvoid for_each_cancelling_matrix_" << part << "(F&& f) {\n"
-        << cancelling_lists[part] << "}\n";
-  }
+  cancelling.write(dir, "random_cancelling_matrices", "for_each_cancelling_matrix");
   return 0;
 }
