@@ -1,48 +1,85 @@
-// gpu-sparse's bounds where Ryser's terms cancel: on random signed real and complex matrices of full
-// 53-bit values, every bound contains the exact dyadic permanent (big integers), in double,
-// compensated and double-double, and double-double's running bound certifies 15 digits.
+// Bounds on the GPU where terms cancel: on random signed real and complex matrices of full 53-bit
+// values, every bound of gpu-sparse contains the exact dyadic permanent (big integers), in double,
+// compensated and double-double, and double-double's running bound certifies 15 digits; gpu-dp's in
+// double and double-double too, on band matrices up to n = 45 as well, its double-double values
+// bit-identical to the same steps on host threads.
 #include "gpu_test_main.hpp"
 
+#include <sparseperm/dp/ranked_dp.cuh>
 #include <sparseperm/perm.cuh>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "../band_matrices.hpp"
+#include "../bound_tally.hpp"
 #include "../engine_options.hpp"
 #include "../exact_dyadic.hpp"
 
 namespace sp = sparseperm;
 
+namespace {
+
+sp::permanent_result on_gpu(const sp::engine_description& engine, const sp::sparse_matrix& a, sp::precision p) {
+  sp::compute_options options = test_options::with_engine(&engine);
+  options.precision = p;
+  return sp::compute_permanent(a, options);
+}
+
+std::string kind_of(bool complex, int n) {
+  return std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+}
+
+}  // namespace
+
 TEST_CASE("gpu-sparse: running bounds contain the exact permanent where terms cancel") {
+  const auto& gpu_sparse = sp::description_of<sp::engines::gpu_sparse>;
   for (const bool complex : {false, true}) {
     sp::random_stream stream(complex ? 71 : 67);
-    std::vector<int> digits[3];
+    exact_dyadic::bound_tally plain, compensated, wide;
     for (int trial = 0; trial < 100; ++trial) {
       const int n = 2 + trial % (complex ? 11 : 13);
       const sp::sparse_matrix a = exact_dyadic::random_cancelling(stream, n, complex);
       const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
-      int k = 0;
-      for (const sp::precision p :
-           {sp::precision::double_sums, sp::precision::compensated, sp::precision::double_double}) {
-        sp::compute_options options = test_options::with_engine(&sp::description_of<sp::engines::gpu_sparse>);
-        options.precision = p;
-        const sp::permanent_result r = sp::compute_permanent(a, options);
-        CAPTURE(n);
-        CAPTURE(complex);
-        CAPTURE(r.plan);
-        REQUIRE(r.error_bound.has_value());
-        const double error = exact_dyadic::error_of(r, exact);
-        CAPTURE(error);
-        CAPTURE(*r.error_bound);
-        CHECK(error <= *r.error_bound);
-        digits[k++].push_back(sp::trusted_digits(r).value_or(0));
-      }
+      const std::string what = kind_of(complex, n);
+      plain.check(on_gpu(gpu_sparse, a, sp::precision::double_sums), exact, what + ", double");
+      compensated.check(on_gpu(gpu_sparse, a, sp::precision::compensated), exact, what + ", compensated");
+      wide.check(on_gpu(gpu_sparse, a, sp::precision::double_double), exact, what + ", double-double");
     }
-    for (auto& d : digits) std::sort(d.begin(), d.end());
     MESSAGE(std::string(complex ? "complex" : "real")
-            << ": median certified digits on gpu-sparse: double " << digits[0][50] << ", compensated " << digits[1][50]
-            << ", double-double " << digits[2][50] << " (100 matrices)");
-    CHECK(digits[2][50] >= 15);  // double and compensated keep the grids' a-priori term on the GPU
+            << ": median certified digits on gpu-sparse: double " << plain.median() << ", compensated "
+            << compensated.median() << ", double-double " << wide.median() << " (100 matrices)");
+    CHECK(wide.median() >= 15);  // double and compensated keep the grids' a-priori term on the GPU
+  }
+}
+
+TEST_CASE("gpu-dp in double-double: bounds contain the exact permanent, bit-identical to the host's steps") {
+  const auto& gpu_dp = sp::description_of<sp::engines::gpu_dp>;
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 103 : 101);
+    exact_dyadic::bound_tally plain, wide;
+    int identical = 0;
+    for (int trial = 0; trial < 130; ++trial) {
+      // 100 full matrices (n ≤ 14 real, ≤ 12 complex), then 30 bands of n = 16..45
+      const bool band = trial >= 100;
+      const int n = band ? trial - 84 : 2 + trial % (complex ? 11 : 13);
+      const sp::sparse_matrix a =
+          band ? band_matrices::random_band(stream, n, complex) : exact_dyadic::random_cancelling(stream, n, complex);
+      const exact_dyadic::exact_complex exact =
+          band ? band_matrices::exact_band_permanent(a) : exact_dyadic::exact_complex_permanent(a);
+      const std::string what = kind_of(complex, n) + (band ? " band" : "");
+      plain.check(on_gpu(gpu_dp, a, sp::precision::double_sums), exact, what + ", double");
+      const sp::permanent_result r = on_gpu(gpu_dp, a, sp::precision::double_double);
+      wide.check(r, exact, what + ", double-double");
+      const sp::dp_value host = sp::detail::ranked_dp_value(
+          a, sp::frontier_orders(a).front(), sp::precision::double_double, "host", sp::detail::ranked_dp_on_host{4});
+      if (r.value == host.value && r.imag == host.imag) ++identical;
+    }
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": median certified digits on gpu-dp: double " << plain.median() << ", double-double " << wide.median()
+            << " (130 matrices); double-double bit-identical to the host's steps on " << identical);
+    CHECK(wide.median() >= 15);
+    CHECK(identical == wide.checked);
   }
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../bound_tally.hpp"
 #include "../exact_dyadic.hpp"
 #include "test_support.hpp"
 
@@ -34,29 +35,6 @@ using sp::detail::big_integer;
 
 namespace {
 
-// Bounds that hold, and the digits they certify.
-struct tally {
-  int checked = 0, inexact = 0;
-  std::vector<int> digits;
-  void check(const sp::permanent_result& r, const exact_complex& exact, const std::string& what) {
-    CAPTURE(what);
-    CAPTURE(r.plan);
-    REQUIRE(!r.exact);
-    REQUIRE(r.error_bound.has_value());
-    const double error = error_of(r, exact);
-    CAPTURE(error);
-    CAPTURE(*r.error_bound);
-    CHECK(error <= *r.error_bound);
-    ++checked;
-    if (error > 0) ++inexact;
-    digits.push_back(sp::trusted_digits(r).value_or(0));
-  }
-  int median_digits() {
-    std::sort(digits.begin(), digits.end());
-    return digits[digits.size() / 2];
-  }
-};
-
 sp::permanent_result run_cpu_sparse(const sp::sparse_matrix& a, sp::precision p) {
   return sp::permanent_cpu_sparse(a, {.threads = 2, .progress = nullptr, .precision = p, .sharing = {}});
 }
@@ -66,7 +44,7 @@ sp::permanent_result run_cpu_sparse(const sp::sparse_matrix& a, sp::precision p)
 TEST_CASE("running bounds contain the exact permanent where terms cancel, and certify digits") {
   for (const bool complex : {false, true}) {
     sp::random_stream stream(complex ? 37 : 29);
-    tally plain, compensated, wide, automatic;
+    exact_dyadic::bound_tally plain, compensated, wide, automatic;
     for (int trial = 0; trial < 110; ++trial) {
       const int n = 2 + trial % (complex ? 11 : 13);  // n ≤ 12 complex, ≤ 14 real
       const sp::sparse_matrix a = random_cancelling(stream, n, complex);
@@ -80,14 +58,14 @@ TEST_CASE("running bounds contain the exact permanent where terms cancel, and ce
     CAPTURE(complex);
     CHECK(plain.inexact > plain.checked / 2);  // the checks compare values that differ from the truth
     // what the bounds say: a-priori bounds through perm(|A|) certified 0 to 4 digits here
-    CHECK(plain.median_digits() >= 11);
-    CHECK(compensated.median_digits() >= 12);
-    CHECK(wide.median_digits() >= 15);
-    CHECK(automatic.median_digits() >= 12);
+    CHECK(plain.median() >= 11);
+    CHECK(compensated.median() >= 12);
+    CHECK(wide.median() >= 15);
+    CHECK(automatic.median() >= 12);
     MESSAGE(std::string(complex ? "complex" : "real")
-            << ": median certified digits: double " << plain.median_digits() << ", compensated "
-            << compensated.median_digits() << ", double-double " << wide.median_digits() << ", auto "
-            << automatic.median_digits() << " (" << plain.checked << " matrices each)");
+            << ": median certified digits: double " << plain.median() << ", compensated " << compensated.median()
+            << ", double-double " << wide.median() << ", auto " << automatic.median() << " (" << plain.checked
+            << " matrices each)");
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -176,8 +177,13 @@ inline double difference(double value, const dyadic& exact) {
   const int e = std::min(v.e, exact.e);
   sparseperm::detail::big_integer d = times_power_of_two(v.m, v.e - e);
   d += times_power_of_two(exact.m, exact.e - e).times(-1);
-  double scaled = d.to_double();
-  for (int k = e; k != 0;) {  // ldexp in steps: d alone may be beyond double's range
+  // d alone may be beyond double's range: its top 30 limbs (960 bits) and the rest as an exponent
+  const auto& limbs = d.magnitude();
+  const std::size_t dropped = limbs.size() > 30 ? limbs.size() - 30 : 0;
+  const auto top = sparseperm::detail::big_integer::from_magnitude(
+      d.negative(), std::vector<std::uint32_t>(limbs.begin() + static_cast<std::ptrdiff_t>(dropped), limbs.end()));
+  double scaled = top.to_double();
+  for (int k = e + 32 * static_cast<int>(dropped); k != 0;) {  // ldexp in steps
     const int step = std::clamp(k, -1000, 1000);
     scaled = std::ldexp(scaled, step);
     k -= step;

@@ -250,13 +250,49 @@ inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& o
                        detail::bound_margin;
 }
 
+// Real and complex matrices of non-integers in double-double, bounded through perm(|A|)
+// (detail::dp_double_double_bound): a second run in double on |A| where A has signs.
+inline void permanent_dp_double_double(const sparse_matrix& a, const frontier_order& order, int threads,
+                                       dp_value& result, detail::dp_run_stats& stats) {
+  double value_modulus = 0;
+  if (a.is_complex()) {
+    const complex_double_double v = detail::run_dp_words<complex_double_double_arithmetic>(a, order, threads, stats);
+    result.complex = true;
+    result.value = v.re.hi + v.re.lo;
+    result.imag = v.im.hi + v.im.lo;
+    value_modulus = std::fabs(result.value) + std::fabs(result.imag);
+    result.arithmetic = "complex double-double";
+  } else {
+    const double_double v = detail::run_dp_words<double_double_arithmetic>(a, order, threads, stats);
+    result.value = v.hi + v.lo;
+    value_modulus = std::fabs(result.value);
+    result.arithmetic = "double-double";
+  }
+  const sparse_matrix moduli = detail::absolute_values(a);
+  double modulus_permanent = 0;
+  if (a.is_complex() || detail::has_negative_value(a)) {
+    // the run on |A| in double: its compensated sums round each term at most 3n + 3 times
+    detail::dp_run_stats abs_stats;
+    abs_stats.progress = stats.progress;
+    const double g = detail::gamma_of(3.0 * a.n() + 3, 0x1p-53);
+    modulus_permanent = detail::run_dp_words<double_arithmetic>(moduli, order, threads, abs_stats) / (1 - g);
+    result.arithmetic += "; bound from a second run on |A|";
+  } else {  // perm(|A|) = perm(A): the value, within far less than 2^−50 of itself
+    modulus_permanent = value_modulus / (1 - 0x1p-50);
+  }
+  result.error_bound = detail::dp_double_double_bound(a, modulus_permanent, value_modulus,
+                                                      detail::dp_underflow_allowance(moduli, stats.transitions));
+}
+
 // Where the dp engine keeps its states: dense ranked arrays where they fit (detail::dense_dp_fits),
 // else hash tables of the states that occur; tests ask for one.
 enum class dp_states { automatic, hash_tables, dense_where_exact };
 
+// Precision: integer matrices are exact in any; precision::double_double runs the others in
+// double-double, every other precision in double.
 inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0,
-                                   dp_states states = dp_states::automatic,
-                                   const progress_counter* progress = nullptr) {
+                                   dp_states states = dp_states::automatic, const progress_counter* progress = nullptr,
+                                   precision p = precision::automatic) {
   if (order.frontier > dp_max_frontier) {
     throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
                                                           std::to_string(order.frontier) + " rows (at most " +
@@ -265,21 +301,23 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
   threads = detail::engine_threads(threads);
   bool dense = false;
   if (states == dp_states::automatic) {
-    dense = detail::dense_dp_fits(a, order);
+    dense = detail::dense_dp_fits(a, order, p);
   } else if (states == dp_states::dense_where_exact) {
     dense = order.frontier <= ranked_dp_max_frontier &&
             (!a.has_integer_values() || !detail::exact_refusal(a, "dp", exact_reach::within_residue_primes));
   }
   if (dense) {
-    dp_value v =
-        detail::ranked_dp_value(a, order, precision::automatic, "dp", detail::ranked_dp_on_host{threads, progress});
+    dp_value v = detail::ranked_dp_value(a, order, p == precision::double_double ? p : precision::automatic, "dp",
+                                         detail::ranked_dp_on_host{threads, progress});
     v.arithmetic = "states in dense ranked arrays; " + v.arithmetic;
     return v;
   }
   dp_value result;
   detail::dp_run_stats stats;
   stats.progress = progress;
-  if (a.is_complex()) {
+  if (p == precision::double_double && !a.has_integer_values()) {
+    permanent_dp_double_double(a, order, threads, result, stats);
+  } else if (a.is_complex()) {
     permanent_dp_complex(a, order, threads, result, stats);
   } else if (a.has_integer_values()) {
     result.exact = true;

@@ -12,6 +12,8 @@
 #include "../detail/format.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/big_integer.cuh"
+#include "../numeric/double_double.cuh"
+#include "../numeric/error_bound.cuh"
 #include "../structure/frontier_order.cuh"
 
 namespace sparseperm {
@@ -49,6 +51,21 @@ inline sparse_matrix absolute_values(const sparse_matrix& a) {
     e.imag = 0;
   }
   return sparse_matrix::from_entries(a.n(), std::move(entries));
+}
+
+// The bound of a dp run in double-double (the hash tables' and the dense steps'). A partial
+// matching's product passes, a column, one multiplication by the column's entry and at most deg(c)
+// additions into its new state: at most n + nnz operations, each off by at most ε relative (8u²
+// real, 56u² complex: double_double.cuh), so the sum is off by at most γ_(n+nnz)(ε) · perm(|A|).
+// `modulus_permanent` bounds perm(|A|) from above; the value printed, a double, adds u of itself;
+// where parts underflow, each operation may lose 2^−1074 more (16 roundings a real transition, 64 a
+// complex one, as for the Ryser engines) times `allowance` (dp_underflow_allowance on |A|).
+inline double dp_double_double_bound(const sparse_matrix& a, double modulus_permanent, double value_modulus,
+                                     double allowance) {
+  const double unit = a.is_complex() ? dd_complex_product_unit : dd_product_unit;
+  const double g = gamma_of(static_cast<double>(a.n()) + static_cast<double>(a.nnz()), unit);
+  const double underflow = (a.is_complex() ? 64 : 16) * allowance;
+  return (g * modulus_permanent + 0x1p-53 * value_modulus + underflow) * bound_margin;
 }
 
 // The planner's note on a block a dp engine runs: its order and frontier.

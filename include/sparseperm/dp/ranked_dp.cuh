@@ -19,6 +19,7 @@
 // Arithmetics (lanes of doubles a state, stored lane by lane):
 //   ranked_real      the value and a second lane on |A| for the bound, fused multiply-adds
 //   ranked_complex   real part, imaginary part and the lane on the moduli
+//   ranked_real_dd, ranked_complex_dd   the same in double-double (precision::double_double)
 //   ranked_residues  four residues modulo primes below 2^25 (numeric/modular.cuh): exact integers,
 //                    joined by the CRT over ⌈K/4⌉ passes
 #include <algorithm>
@@ -39,6 +40,7 @@
 #include "../matrix/exactness.cuh"
 #include "../matrix/sparse_matrix.cuh"
 #include "../numeric/arithmetic.cuh"
+#include "../numeric/double_double.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../numeric/modular.cuh"
 #include "../structure/frontier_order.cuh"
@@ -264,6 +266,62 @@ struct ranked_complex {
   }
 };
 
+// A real value in double-double (hi and lo lanes) and the lane on |A|: a transition is a DWTimesFP3
+// product and an AccurateDWPlusDW sum (numeric/double_double.cuh); bound: dp_double_double_bound.
+struct ranked_real_dd {
+  static constexpr int lanes = 3;
+  struct entry {
+    double value, modulus;
+  };
+  struct sum {
+    double_double value;
+    double modulus;
+  };
+  static entry entry_of(double value, double) { return {value, std::fabs(value)}; }
+  SPARSEPERM_HOST_DEVICE sum zero() const { return {{0, 0}, 0}; }
+  static void one(double* values) { values[0] = 1, values[1] = 0, values[2] = 1; }
+  SPARSEPERM_HOST_DEVICE void add(sum& s, const entry& e, const double* old, std::uint64_t stride,
+                                  std::uint64_t rank) const {
+    s.value = dd_plus(s.value, dd_times(double_double(old[rank], old[stride + rank]), e.value));
+    s.modulus = std::fma(e.modulus, old[2 * stride + rank], s.modulus);
+  }
+  SPARSEPERM_HOST_DEVICE void store(double* values, std::uint64_t stride, std::uint64_t index, const sum& s) const {
+    values[index] = s.value.hi;
+    values[stride + index] = s.value.lo;
+    values[2 * stride + index] = s.modulus;
+  }
+};
+
+// Complex values in double-double (re.hi, re.lo, im.hi, im.lo) and the lane on the moduli.
+struct ranked_complex_dd {
+  static constexpr int lanes = 5;
+  struct entry {
+    complex_double value;
+    double modulus;
+  };
+  struct sum {
+    complex_double_double value;
+    double modulus;
+  };
+  static entry entry_of(double re, double im) { return {{re, im}, ranked_complex::entry_of(re, im).modulus}; }
+  SPARSEPERM_HOST_DEVICE sum zero() const { return {{}, 0}; }
+  static void one(double* values) { values[0] = 1, values[1] = values[2] = values[3] = 0, values[4] = 1; }
+  SPARSEPERM_HOST_DEVICE void add(sum& s, const entry& e, const double* old, std::uint64_t stride,
+                                  std::uint64_t rank) const {
+    const complex_double_double x{{old[rank], old[stride + rank]}, {old[2 * stride + rank], old[3 * stride + rank]}};
+    const complex_double_double p = dd_times(x, e.value);
+    s.value = {dd_plus(s.value.re, p.re), dd_plus(s.value.im, p.im)};
+    s.modulus = std::fma(e.modulus, old[4 * stride + rank], s.modulus);
+  }
+  SPARSEPERM_HOST_DEVICE void store(double* values, std::uint64_t stride, std::uint64_t index, const sum& s) const {
+    values[index] = s.value.re.hi;
+    values[stride + index] = s.value.re.lo;
+    values[2 * stride + index] = s.value.im.hi;
+    values[3 * stride + index] = s.value.im.lo;
+    values[4 * stride + index] = s.modulus;
+  }
+};
+
 // Four residues a state, modulo the primes first_prime … first_prime + 3 (modular.cuh): every residue
 // stays within p/2 + 1 of 0, so a residue times an entry's residue plus a sum is below 2^49, exact.
 struct ranked_residues {
@@ -341,9 +399,11 @@ inline double ranked_dp_bytes(double peak_states, int lanes) { return 2.0 * lane
 // Passes over the steps that `primes` residues take, four primes a pass.
 inline int ranked_dp_passes(int primes) { return (primes + ranked_residues::lanes - 1) / ranked_residues::lanes; }
 
-// The lanes a state holds for `matrix` with `primes` residues (0: doubles).
-inline int ranked_dp_lanes(const sparse_matrix& matrix, int primes) {
-  return primes > 0 ? ranked_residues::lanes : matrix.is_complex() ? ranked_complex::lanes : ranked_real::lanes;
+// The lanes a state holds for `matrix` with `primes` residues (0: doubles, or double-double for p).
+inline int ranked_dp_lanes(const sparse_matrix& matrix, int primes, precision p = precision::automatic) {
+  if (primes > 0) return ranked_residues::lanes;
+  if (p == precision::double_double) return matrix.is_complex() ? ranked_complex_dd::lanes : ranked_real_dd::lanes;
+  return matrix.is_complex() ? ranked_complex::lanes : ranked_real::lanes;
 }
 
 inline double physical_memory_bytes() {
@@ -355,10 +415,10 @@ inline double physical_memory_bytes() {
 // arithmetic dp promises (integer matrices exact: residues must hold them, so Gaussian integers and
 // integers beyond 16 primes stay on the hash tables' wide integers), and arrays within a quarter of
 // the memory. Where states are few against C(active, matched), the hash tables keep only those.
-inline bool dense_dp_fits(const sparse_matrix& a, const frontier_order& order) {
+inline bool dense_dp_fits(const sparse_matrix& a, const frontier_order& order, precision p = precision::automatic) {
   if (order.frontier > ranked_dp_max_frontier) return false;
   if (a.has_integer_values() && exact_refusal(a, "dp", exact_reach::within_residue_primes)) return false;
-  const int lanes = ranked_dp_lanes(a, a.has_integer_values() ? 1 : 0);
+  const int lanes = ranked_dp_lanes(a, a.has_integer_values() ? 1 : 0, p);
   return ranked_dp_bytes(order.peak_states, lanes) <= 0.25 * physical_memory_bytes();
 }
 
@@ -404,6 +464,23 @@ dp_value ranked_dp_value(const sparse_matrix& a, const frontier_order& order, pr
     return result;
   }
   const double allowance = dp_underflow_allowance(absolute_values(a), plan.transitions);
+  if (p == precision::double_double) {  // the lane on |A| rounds each term at most nnz times
+    const double lane_unit = 1 - gamma_of(static_cast<double>(a.nnz()) + 1, 0x1p-53);
+    if (a.is_complex()) {
+      const std::vector<double> lanes = plan.zero ? std::vector<double>(5, 0.0) : run(plan, ranked_complex_dd{});
+      result.value = lanes[0] + lanes[1];
+      result.imag = lanes[2] + lanes[3];
+      result.error_bound =
+          dp_double_double_bound(a, lanes[4] / lane_unit, std::fabs(result.value) + std::fabs(result.imag), allowance);
+      result.arithmetic = "complex double-double; bound from a lane on |A|";
+    } else {
+      const std::vector<double> lanes = plan.zero ? std::vector<double>(3, 0.0) : run(plan, ranked_real_dd{});
+      result.value = lanes[0] + lanes[1];
+      result.error_bound = dp_double_double_bound(a, lanes[2] / lane_unit, std::fabs(result.value), allowance);
+      result.arithmetic = "double-double; bound from a lane on |A|";
+    }
+    return result;
+  }
   if (a.is_complex()) {
     const std::vector<double> lanes = plan.zero ? std::vector<double>(3, 0.0) : run(plan, ranked_complex{});
     result.value = lanes[0];

@@ -8,7 +8,7 @@
 // states of a step are C(active, matched) doubles a lane, read by gathers and written in order. It
 // takes frontiers up to 63 rows where the arrays fit in the device's memory. Arithmetic: integer real
 // matrices exactly in residues (four primes a pass), other matrices in doubles with fused
-// multiply-adds and a bound from a lane on |A|; complex matrices too.
+// multiply-adds (or in double-double) and a bound from a lane on |A|; complex matrices too.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -46,6 +46,8 @@ struct gpu_dp {
   // doubles (bcsstk01: 2.3e10 units in 0.045 s); complex states and residues (a pass of four primes)
   // cost more
   static constexpr double setup_seconds = 0.15, work_seconds = 2e-12, complex_factor = 1.5, residue_pass_factor = 2;
+  static constexpr bool double_double = true;
+  static constexpr double double_double_factor = 2;  // its time in double-double against double
   static std::optional<std::string> unavailable(const compute_options& options);
   static void estimate(const planner_block& block, engine_estimate& e);
   static std::string plan_note(const engine_task& task) { return detail::frontier_note(task.order); }
@@ -65,9 +67,12 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   const detail::ranked_dp_plan plan = detail::make_ranked_dp_plan(m, block.order);
   const int primes = detail::ranked_dp_primes(m, block.options.precision);
   const int passes = detail::ranked_dp_passes(primes);
-  e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states), detail::ranked_dp_lanes(m, primes));
-  e.arithmetic =
-      primes > 0 ? arithmetic_choice{arithmetic::residues, primes} : arithmetic_choice{arithmetic::double_sums};
+  const bool dd = primes == 0 && block.options.precision == precision::double_double;
+  e.memory_bytes = detail::ranked_dp_bytes(static_cast<double>(plan.peak_states),
+                                           detail::ranked_dp_lanes(m, primes, block.options.precision));
+  e.arithmetic = primes > 0 ? arithmetic_choice{arithmetic::residues, primes}
+                 : dd       ? arithmetic_choice{arithmetic::double_double}
+                            : arithmetic_choice{arithmetic::double_sums};
   if (primes > 0) {
     e.arithmetic_why = "gpu-dp's exact arithmetic, " + std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
                        " of four primes (about 1.2x its double time)";
@@ -89,7 +94,8 @@ inline void engines::gpu_dp::estimate(const planner_block& block, engine_estimat
   e.seconds = setup_seconds + plan.work * work_seconds *
                                   (primes > 0       ? passes * residue_pass_factor
                                    : m.is_complex() ? complex_factor
-                                                    : 1);
+                                                    : 1) *
+                                  (dd ? double_double_factor : 1);
 }
 
 #if SPARSEPERM_DEFINES_ENGINE_RUNS

@@ -6,9 +6,10 @@
 //   product_with_error(a, b) TwoProd with an FMA: p = fl(a·b) and e with p + e = a·b exactly
 //   double_double            hi + lo, |lo| ≤ ulp(hi)/2; dd_times (Joldes, Muller and Popescu 2017,
 //                            "Tight and rigorous error bounds for basic building blocks of double-word
-//                            arithmetic", Algorithm 12: relative error ≤ 5u²) and dd_plus (their
-//                            Algorithm 6, AccurateDWPlusDW: relative error ≤ 3u²/(1 − 4u)); the bounds
-//                            here count 8u² and 4u² (dd_product_unit, dd_sum_unit)
+//                            arithmetic", Algorithm 12: relative error ≤ 5u²; by a double, Algorithm
+//                            9: 2u²) and dd_plus (their Algorithm 6, AccurateDWPlusDW: relative error
+//                            ≤ 3u²/(1 − 4u)); the bounds here count 8u² and 4u² (dd_product_unit,
+//                            dd_sum_unit)
 //   complex_double_double    parts of double_double; a product's part ac ∓ bd in one pass
 //                            (dd_two_products): off by at most 34u²(|ac| + |bd|), so the product by
 //                            48.1u²·|a||b| in modulus ((|ac| + |bd|)² + (|ad| + |bc|)² ≤ 2|a|²|b|²);
@@ -64,6 +65,13 @@ SPARSEPERM_HOST_DEVICE inline double_double dd_times(const double_double& x, con
   return fast_sum_with_error(c.hi, c.lo + std::fma(x.lo, y.hi, t));
 }
 
+// x·y for a double y (their Algorithm 9, DWTimesFP3: relative error ≤ 2u²), counted as
+// dd_product_unit like dd_times.
+SPARSEPERM_HOST_DEVICE inline double_double dd_times(const double_double& x, double y) {
+  const double_double c = product_with_error(x.hi, y);
+  return fast_sum_with_error(c.hi, std::fma(x.lo, y, c.lo));
+}
+
 SPARSEPERM_HOST_DEVICE inline double_double dd_plus(const double_double& x, const double_double& y) {
   const double_double s = sum_with_error(x.hi, y.hi);
   const double_double t = sum_with_error(x.lo, y.lo);
@@ -92,6 +100,22 @@ SPARSEPERM_HOST_DEVICE inline double_double dd_two_products(const double_double&
 
 SPARSEPERM_HOST_DEVICE inline complex_double_double dd_times(const complex_double_double& a,
                                                              const complex_double_double& b) {
+  return {dd_two_products<true>(a.re, b.re, a.im, b.im), dd_two_products<false>(a.re, b.im, a.im, b.re)};
+}
+
+// dd_two_products for y and w doubles: the roundings of y.lo = w.lo = 0 there, so the same bound.
+template <bool Minus>
+SPARSEPERM_HOST_DEVICE inline double_double dd_two_products(const double_double& x, double y, const double_double& z,
+                                                            double w) {
+  const double_double p = product_with_error(x.hi, y);
+  const double_double q = product_with_error(z.hi, w);
+  const double_double s = sum_with_error(p.hi, Minus ? -q.hi : q.hi);
+  const double cross_xy = x.lo * y, cross_zw = z.lo * w;
+  const double low = Minus ? ((p.lo - q.lo) + cross_xy) - cross_zw : ((p.lo + q.lo) + cross_xy) + cross_zw;
+  return sum_with_error(s.hi, low + s.lo);
+}
+
+SPARSEPERM_HOST_DEVICE inline complex_double_double dd_times(const complex_double_double& a, const complex_double& b) {
   return {dd_two_products<true>(a.re, b.re, a.im, b.im), dd_two_products<false>(a.re, b.im, a.im, b.re)};
 }
 

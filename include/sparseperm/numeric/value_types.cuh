@@ -15,7 +15,7 @@
 //   exact_arithmetic              int64 values, 128-bit products and sums
 //   gaussian_exact_arithmetic     Gaussian integers: int64 parts, 128-bit products
 //   double_double_arithmetic, complex_double_double_arithmetic   row sums split exactly
-//                                 (split_value), double-double products (generated engines)
+//                                 (split_value), double-double products (generated engines, dp)
 //   residue_arithmetic<K>         doubles holding integers below 2^24, products modulo the first K
 //                                 primes (numeric/modular.cuh), joined on the host by the CRT
 //   big_integer_arithmetic, big_gaussian_arithmetic   integers of any size (host only)
@@ -77,6 +77,10 @@ struct double_double_arithmetic {
   using product = double_double;
   static constexpr bool exact = false;
   static constexpr const char* name = "double-double";
+  static value entry(double re, double) { return value(re); }
+  SPARSEPERM_HOST_DEVICE static product multiply(const product& p, const value& v) {
+    return detail::dd_times(p, detail::dd_factor(v));
+  }
 };
 
 struct complex_double_double_arithmetic {
@@ -84,6 +88,10 @@ struct complex_double_double_arithmetic {
   using product = complex_double_double;
   static constexpr bool exact = false;
   static constexpr const char* name = "complex double-double";
+  static value entry(double re, double im) { return value(complex_double{re, im}); }
+  SPARSEPERM_HOST_DEVICE static product multiply(const product& p, const value& v) {
+    return detail::dd_times(p, detail::dd_factor(v));
+  }
 };
 
 #if SPARSEPERM_HAS_INT128
@@ -169,6 +177,20 @@ struct complex_two_sum {
   SPARSEPERM_HOST_DEVICE complex_double value() const { return {re.value(), im.value()}; }
 };
 
+// Double-double sums, a part each for complex ones (dp's states in double-double).
+struct dd_state_sum {
+  double_double sum{};
+  SPARSEPERM_HOST_DEVICE void add(const double_double& v) { sum = detail::dd_plus(sum, v); }
+  SPARSEPERM_HOST_DEVICE double_double value() const { return sum; }
+};
+struct complex_dd_state_sum {
+  complex_double_double sum{};
+  SPARSEPERM_HOST_DEVICE void add(const complex_double_double& v) {
+    sum = {detail::dd_plus(sum.re, v.re), detail::dd_plus(sum.im, v.im)};
+  }
+  SPARSEPERM_HOST_DEVICE complex_double_double value() const { return sum; }
+};
+
 // An accumulator of products that keeps no Σ|t| (a bound found otherwise, as dp's from a run on |A|).
 template <class Arith>
 struct state_sum_of {
@@ -181,6 +203,14 @@ struct state_sum_of<double_arithmetic> {
 template <>
 struct state_sum_of<complex_double_arithmetic> {
   using type = complex_two_sum;
+};
+template <>
+struct state_sum_of<double_double_arithmetic> {
+  using type = dd_state_sum;
+};
+template <>
+struct state_sum_of<complex_double_double_arithmetic> {
+  using type = complex_dd_state_sum;
 };
 #if SPARSEPERM_HAS_INT128
 template <>
