@@ -31,21 +31,23 @@ inline sp::sparse_matrix random_band(sp::random_stream& s, int n, bool complex) 
   return sp::sparse_matrix::from_entries(n, std::move(entries));
 }
 
-// The exact permanent of a matrix of values on a grid of 2^−44: the matrix times 2^44 is integer.
-inline exact_dyadic::exact_complex exact_band_permanent(const sp::sparse_matrix& a) {
+// The exact permanent of a matrix of values on a grid of 2^−grid: the matrix times 2^grid is integer.
+inline exact_dyadic::exact_complex exact_band_permanent(const sp::sparse_matrix& a, int grid = 44) {
   std::vector<sp::matrix_entry> entries = a.entries();
   for (sp::matrix_entry& e : entries) {
-    e.value = std::ldexp(e.value, 44);
-    e.imag = std::ldexp(e.imag, 44);
+    e.value = std::ldexp(e.value, grid);
+    e.imag = std::ldexp(e.imag, grid);
     if (e.value != std::floor(e.value) || e.imag != std::floor(e.imag))
-      throw std::invalid_argument("exact_band_permanent: a value off the grid of 2^-44");
+      throw std::invalid_argument("exact_band_permanent: a value off the grid");
   }
+  // integers of any size (beyond 2^53 the matrix no longer counts as integer, so dp's exact arithmetic
+  // is called directly)
   const sp::sparse_matrix integers = sp::sparse_matrix::from_entries(a.n(), std::move(entries));
-  const sp::dp_value v =
-      sp::permanent_dp_value(integers, sp::frontier_orders(integers).front(), 2, sp::dp_states::hash_tables);
-  if (!v.exact) throw std::logic_error("exact_band_permanent: dp gave no exact value");
-  const int e = -44 * a.n();
-  return {{v.exact_value, e}, {v.complex ? v.exact_imag : sp::detail::big_integer(0ll), e}};
+  sp::detail::dp_run_stats stats;
+  const sp::detail::big_gaussian v =
+      sp::detail::run_dp_words<sp::big_gaussian_arithmetic>(integers, sp::frontier_orders(integers).front(), 2, stats);
+  const int e = -grid * a.n();
+  return {{v.re, e}, {v.im, e}};
 }
 
 }  // namespace band_matrices

@@ -729,6 +729,48 @@ inline bool gives_way(const engine_error& e) {
          why == engine_error::kind::unavailable || why == engine_error::kind::overflow;
 }
 
+// Exact, where an exact engine holds the matrix's integers (exact dyadic) within the time limit; else
+// `first`, whose plan says why.
+inline permanent_result try_exact(const sparse_matrix& matrix, const compute_options& options, permanent_result first) {
+  try {
+    permanent_result exact = matrix.input_rounding().empty() ? compute_dyadic_exact(matrix, options)
+                                                             : exact_doubles_as_floating(matrix, options);
+    exact.seconds.total += first.seconds.total;
+    exact.plan = "floating point certified " + digits_text(trusted_digits(first).value_or(0), options.digits) +
+                 ", so exactly: " + exact.plan;
+    if (!exact.exact && trusted_digits(exact).value_or(0) <= trusted_digits(first).value_or(0)) return first;
+    return exact;
+  } catch (const engine_error& e) {
+    if (!gives_way(e)) throw;
+    first.plan += "; no exact run either: " + std::string(e.what());
+    return first;
+  }
+}
+
+// Under auto, whether the exact dyadic run is planned to be cheap: at most 10 ms or twice the
+// double-double one (`wider`). Then it comes first (Glynn's 62 terms of the all-0.91 62 x 62, small
+// matrices), and the result is exact rather than 15 digits.
+inline constexpr double cheap_exact_seconds = 0.01;
+
+inline bool exact_is_cheap(const sparse_matrix& matrix, const compute_options& wider) {
+  if (!wider.engine.automatic()) return false;
+  const std::optional<dyadic_integers> d = dyadic_integers_of(matrix);
+  if (!d) return false;
+  compute_options exact = wider;
+  exact.precision = precision::exact;
+  const auto planned = [](const sparse_matrix& m, const compute_options& o) -> std::optional<double> {
+    try {
+      return plan_seconds(make_plan(m, o));
+    } catch (const engine_error&) {
+      return std::nullopt;
+    }
+  };
+  const std::optional<double> exact_seconds = planned(d->matrix, exact);
+  if (!exact_seconds) return false;
+  const std::optional<double> wide_seconds = planned(matrix, wider);
+  return *exact_seconds <= std::max(cheap_exact_seconds, wide_seconds ? 2 * *wide_seconds : 0.0);
+}
+
 // A floating result of precision::automatic that certifies fewer than options.digits: the same run in
 // double-double, where the engine asked for (or, under auto, an engine of the plan) runs it and the
 // time limit allows; otherwise the first result, whose plan says why it stops there. Not with a
@@ -747,6 +789,7 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
   }
   compute_options wider = options;
   wider.precision = precision::double_double;
+  if (exact_is_cheap(matrix, wider)) return try_exact(matrix, options, std::move(first));
   try {
     permanent_result second = compute_once(matrix, wider);
     second.seconds.total += first.seconds.total;
@@ -760,19 +803,7 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
     if (!gives_way(e)) throw;
     first.plan += "; " + shortfall + ", and double-double cannot run here: " + e.what();
   }
-  try {  // exact, where an exact engine holds the matrix's integers within the time limit
-    permanent_result exact = matrix.input_rounding().empty() ? compute_dyadic_exact(matrix, options)
-                                                             : exact_doubles_as_floating(matrix, options);
-    exact.seconds.total += first.seconds.total;
-    exact.plan = "floating point certified " + digits_text(trusted_digits(first).value_or(0), options.digits) +
-                 ", so exactly: " + exact.plan;
-    if (!exact.exact && trusted_digits(exact).value_or(0) <= trusted_digits(first).value_or(0)) return first;
-    return exact;
-  } catch (const engine_error& e) {
-    if (!gives_way(e)) throw;
-    first.plan += "; no exact run either: " + std::string(e.what());
-    return first;
-  }
+  return try_exact(matrix, options, std::move(first));
 }
 
 }  // namespace detail

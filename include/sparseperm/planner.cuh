@@ -359,7 +359,19 @@ inline std::string plan_engines(const permanent_plan& plan) {
 
 namespace detail {
 
-// The plan's estimate (its blocks' chosen engines together) against options.time_limit_seconds.
+// The plan's estimate: its blocks' chosen engines together (nothing where a block has none).
+inline std::optional<double> plan_seconds(const permanent_plan& plan) {
+  double total = 0;
+  for (const block_plan& b : plan.blocks) {
+    const auto chosen = std::find_if(b.estimates.begin(), b.estimates.end(),
+                                     [&](const engine_estimate& e) { return e.engine == b.engine; });
+    if (b.engine == nullptr || chosen == b.estimates.end() || !chosen->seconds) return std::nullopt;
+    total += *chosen->seconds;
+  }
+  return total;
+}
+
+// The plan's estimate against options.time_limit_seconds.
 inline void check_plan_time(const permanent_plan& plan, const compute_options& options) {
   double total = 0, largest = -1;
   std::string what;

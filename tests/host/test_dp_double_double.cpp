@@ -125,13 +125,26 @@ TEST_CASE("dp in double-double: a flipped transition falls outside the bound") {
   CHECK(outside == runs);  // the first entry of the first column, flipped, moves the value far beyond the bound
 }
 
-TEST_CASE("auto runs dp again in double-double where its double certifies too few digits") {
+TEST_CASE("auto runs dp again in double-double where its double certifies too few digits, or exactly") {
   sp::random_stream stream(97);
-  const sp::sparse_matrix a = random_band(stream, 60, true);
+  // one value of 3·2^−100 in a row of values near 1: the row spans more than 53 binary orders, so no
+  // exact dyadic run is planned first
+  std::vector<sp::matrix_entry> entries = random_band(stream, 60, true).entries();
+  entries.front().value = 0x3p-100;
+  entries.front().imag = 0;
+  const sp::sparse_matrix a = sp::sparse_matrix::from_entries(60, std::move(entries));
   const sp::permanent_result r = sp::compute_permanent(a);
   CAPTURE(r.plan);
   CHECK(r.plan.find("so again in double-double") != std::string::npos);
   CHECK(r.plan.find("dp") != std::string::npos);
   CHECK(sp::trusted_digits(r).value_or(0) >= 10);
-  CHECK(error_of(r, exact_band_permanent(a)) <= *r.error_bound);
+  REQUIRE(r.error_bound.has_value());
+  CHECK(error_of(r, exact_band_permanent(a, 100)) <= *r.error_bound);
+  // the band itself, on a grid of 2^−44: its exact dyadic run is planned as cheap, so it comes first
+  const sp::sparse_matrix on_grid = random_band(stream, 60, true);
+  const sp::permanent_result e = sp::compute_permanent(on_grid);
+  CAPTURE(e.plan);
+  CHECK(e.exact);
+  CHECK(e.plan.find("so exactly: exact dyadic") != std::string::npos);
+  CHECK(error_of(e, exact_band_permanent(on_grid)) <= 0x1p-52 * std::hypot(e.value, e.imag));  // rounded once
 }
