@@ -2,11 +2,12 @@
 // values, every bound of gpu-sparse contains the exact dyadic permanent (big integers), in double,
 // compensated and double-double, and double-double's running bound certifies 15 digits; gpu-dp's in
 // double and double-double too, on band matrices up to n = 45 as well, its double-double values
-// bit-identical to the same steps on host threads.
+// bit-identical to the same steps on host threads; gpu-glynn's where rows and columns repeat.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/dp/ranked_dp.cuh>
 #include <sparseperm/perm.cuh>
+#include <sparseperm/structure/repeated_lines.cuh>
 
 #include <algorithm>
 #include <string>
@@ -81,5 +82,26 @@ TEST_CASE("gpu-dp in double-double: bounds contain the exact permanent, bit-iden
             << " (130 matrices); double-double bit-identical to the host's steps on " << identical);
     CHECK(wide.median() >= 15);
     CHECK(identical == wide.checked);
+  }
+}
+
+TEST_CASE("gpu-glynn in double-double: bounds contain the exact permanent where rows and columns repeat") {
+  const auto& gpu_glynn = sp::description_of<sp::engines::gpu_glynn>;
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 109 : 107);
+    exact_dyadic::bound_tally plain, wide;
+    while (wide.checked < 100) {
+      const test_support::repeated_case c = test_support::random_repeated(stream, complex ? 1 : 0, complex ? 12 : 14);
+      const sp::sparse_matrix a = sp::expand_lines(c.base, c.rows, c.columns);
+      if (sp::maximum_matching(a).size < a.n()) continue;  // permanent 0 for a structural reason: exact
+      const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
+      const std::string what = kind_of(complex, a.n()) + ", " + std::to_string(c.base.n()) + " distinct lines";
+      plain.check(on_gpu(gpu_glynn, a, sp::precision::compensated), exact, what + ", compensated");
+      wide.check(on_gpu(gpu_glynn, a, sp::precision::double_double), exact, what + ", double-double");
+    }
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": median certified digits on gpu-glynn: compensated " << plain.median() << ", double-double "
+            << wide.median() << " (100 matrices)");
+    CHECK(wide.median() >= 15);
   }
 }

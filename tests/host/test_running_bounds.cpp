@@ -8,10 +8,12 @@
 
 #include <sparseperm/compute.cuh>
 #include <sparseperm/engines/cpu_sparse.cuh>
+#include <sparseperm/engines/glynn.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/ryser/cpu_sparse.cuh>
 #include <sparseperm/ryser/digits_forecast.cuh>
 #include <sparseperm/settings.cuh>
+#include <sparseperm/structure/repeated_lines.cuh>
 
 #include <algorithm>
 #include <atomic>
@@ -147,6 +149,73 @@ TEST_CASE("a tampered sum falls outside the running bound: the bound says someth
   }
   CHECK(runs == 48);
   CHECK(outside == runs);  // one flipped term of 2^(n−1) moves the sum far beyond every bound
+}
+
+namespace {
+
+// Glynn's sum over repeated rows and columns (the glynn engine's run), its terms summed in Sum: flipped
+// sums flip one term's sign.
+struct glynn_summer_with_flip {
+  bool flip = false;
+  template <class Arith, class Sum>
+  Sum operator()(const sp::detail::glynn_setup& g, const std::vector<typename Arith::value>& u,
+                 sp::detail::glynn_summing& summing) const {
+    if constexpr (requires { Sum::compensated; }) {  // floating sums
+      flip_pending = flip;
+      return sp::detail::glynn_on_host{}.template operator()<Arith, flipped_sum<Sum>>(g, u, summing);
+    } else {
+      return sp::detail::glynn_on_host{}.template operator()<Arith, Sum>(g, u, summing);
+    }
+  }
+};
+
+sp::permanent_result run_glynn(const sp::sparse_matrix& a, sp::precision p, bool flip = false) {
+  return sp::detail::run_glynn(a, {.precision = p, .threads = 2, .progress = nullptr, .sharing = {}}, "glynn",
+                               glynn_summer_with_flip{flip});
+}
+
+}  // namespace
+
+TEST_CASE("glynn's bounds where terms cancel: repeated rows and columns, double and double-double") {
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 61 : 59);
+    exact_dyadic::bound_tally plain, compensated, wide;
+    for (int trial = 0; trial < 110; ++trial) {
+      const ts::repeated_case c = ts::random_repeated(stream, complex ? 1 : 0, complex ? 12 : 14);
+      const sp::sparse_matrix a = sp::expand_lines(c.base, c.rows, c.columns);
+      if (a.has_empty_line()) continue;
+      const exact_complex exact = exact_complex_permanent(a);
+      const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(a.n()) + ", " +
+                               std::to_string(c.base.n()) + " distinct lines";
+      plain.check(run_glynn(a, sp::precision::double_sums), exact, what + ", double");
+      compensated.check(run_glynn(a, sp::precision::compensated), exact, what + ", compensated");
+      wide.check(run_glynn(a, sp::precision::double_double), exact, what + ", double-double");
+    }
+    CAPTURE(complex);
+    CHECK(wide.checked >= 100);
+    CHECK(plain.inexact > plain.checked / 2);
+    CHECK(wide.median() >= 15);
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": glynn's median certified digits: double " << plain.median() << ", compensated "
+            << compensated.median() << ", double-double " << wide.median() << " (" << wide.checked << " matrices)");
+  }
+  // a flipped term falls outside double-double's bound
+  sp::random_stream stream(67);
+  int outside = 0, runs = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const ts::repeated_case c = ts::random_repeated(stream, trial % 2, 12);
+    const sp::sparse_matrix a = sp::expand_lines(c.base, c.rows, c.columns);
+    if (a.has_empty_line()) continue;
+    const exact_complex exact = exact_complex_permanent(a);
+    const sp::permanent_result honest = run_glynn(a, sp::precision::double_double);
+    const sp::permanent_result tampered = run_glynn(a, sp::precision::double_double, true);
+    CHECK(error_of(honest, exact) <= *honest.error_bound);
+    if (tampered.value == honest.value && tampered.imag == honest.imag) continue;  // the flipped term was 0
+    ++runs;
+    if (error_of(tampered, exact) > *tampered.error_bound) ++outside;
+  }
+  CHECK(runs >= 20);
+  CHECK(outside == runs);
 }
 
 TEST_CASE("auto repeats a run in double-double where double certifies fewer digits than asked") {

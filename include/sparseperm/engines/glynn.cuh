@@ -32,14 +32,20 @@ struct glynn {
   // real doubles 2.5e-9 s, complex 1.3x, exact 128-bit integers 1.7x; big integers 27x, measured on
   // 2 cores with 11 and 12 modes)
   static constexpr double term_seconds = 2.5e-9, complex_factor = 1.3, exact_factor = 1.7, big_factor = 27;
+  // double-double against double, one thread (15 doubly occupied modes of 30: real 4.5x, complex 8x)
+  static constexpr bool double_double = true;
+  static constexpr double double_double_factor = 4.5, complex_double_double_factor = 8;
 
   static permanent_result run(const engine_task& task, const compute_options& options);
   // Planned for matrices with repeated rows or columns only (otherwise the Ryser engines are faster).
   static void estimate(const planner_block& block, engine_estimate& e) {
     if (const auto w = detail::glynn_work_of(block.matrix, block.options.precision, e.why)) {
+      const bool dd = !w->exact && block.options.precision == precision::double_double;
+      if (dd) e.arithmetic = arithmetic_choice{arithmetic::double_double};
       e.seconds = w->units * term_seconds * (w->setup.complex ? complex_factor : 1) *
                   (w->big     ? big_factor
                    : w->exact ? exact_factor
+                   : dd       ? (w->setup.complex ? complex_double_double_factor : double_double_factor)
                               : 1) /
                   std::max(1, detail::engine_threads(block.options.threads));
     }

@@ -30,6 +30,9 @@ struct gpu_glynn {
   // context, tables and launch; per term and class on an H100 (two photons in each of 17 to 21 modes:
   // real doubles 1.4e-12 s, complex 2.1x, exact 128-bit integers 2.0x)
   static constexpr double setup_seconds = 0.25, term_seconds = 1.4e-12, complex_factor = 2.1, exact_factor = 2.0;
+  // double-double against double (H200, 15 and 20 doubly occupied modes: 2.0-4.0x real, 2.3-2.6x complex)
+  static constexpr bool double_double = true;
+  static constexpr double double_double_factor = 3;
 
   static std::optional<std::string> unavailable(const compute_options&) { return gpu_unavailable(); }
   // Planned where glynn is, within 128 bits and the classes a thread holds.
@@ -41,8 +44,12 @@ struct gpu_glynn {
     } else if (w->setup.rows > detail::glynn_gpu_max_classes || w->setup.columns > detail::glynn_gpu_max_classes) {
       e.why = "more than " + std::to_string(detail::glynn_gpu_max_classes) + " distinct rows or columns";
     } else {
-      e.seconds = setup_seconds +
-                  w->units * term_seconds * (w->setup.complex ? complex_factor : 1) * (w->exact ? exact_factor : 1);
+      const bool dd = !w->exact && block.options.precision == precision::double_double;
+      if (dd) e.arithmetic = arithmetic_choice{arithmetic::double_double};
+      e.seconds = setup_seconds + w->units * term_seconds * (w->setup.complex ? complex_factor : 1) *
+                                      (w->exact ? exact_factor
+                                       : dd     ? double_double_factor
+                                                : 1);
     }
   }
   static std::string plan_note(const engine_task& task) { return detail::glynn_note(task.matrix); }

@@ -36,6 +36,7 @@
 #include "../numeric/accumulators.cuh"
 #include "../numeric/big_integer.cuh"
 #include "../numeric/complex.cuh"
+#include "../numeric/double_double.cuh"
 #include "../numeric/error_bound.cuh"
 #include "../structure/repeated_lines.cuh"
 
@@ -123,14 +124,18 @@ inline std::vector<double> glynn_column_sums(const glynn_setup& g) {
 
 // The values rounded to column grids (2^e ≥ Σ_k r_k |u_kl| makes every v_l exact: error_bound.cuh's
 // argument with rows and columns in each other's roles) and what that changes in the expanded
-// matrix; `why` says why no bound can be certified (then nothing else is filled).
+// matrix; `why` says why no bound can be certified (then nothing else is filled). Split (the
+// double-double run): each value exactly as coarse + fine (numeric/double_double.cuh's split_value),
+// fine on a second grid of the column's Σ_k r_k |fine_kl|, which rounds only values about 2^90 below
+// their column's sum (that change is what the facts count then).
 struct glynn_grid {
   std::vector<double> re, im;
+  std::vector<double> fine_re, fine_im;  // split grids only
   grid_rounding_facts facts;
   std::string why;
 };
 
-inline glynn_grid glynn_grid_of(const glynn_setup& g) {
+inline glynn_grid glynn_grid_of(const glynn_setup& g, bool split = false) {
   glynn_grid grid;
   const std::vector<double> sums = glynn_column_sums(g);
   std::vector<int> exponent(static_cast<std::size_t>(g.columns));
@@ -144,25 +149,43 @@ inline glynn_grid glynn_grid_of(const glynn_setup& g) {
   const std::size_t cells = g.re.size();
   grid.re.resize(cells);
   if (g.complex) grid.im.resize(cells);
+  if (split) grid.fine_re.resize(cells), grid.fine_im.resize(g.complex ? cells : 0);
   const auto modulus = [&](std::size_t c) {
     return g.complex ? std::hypot(g.re[c], g.im[c]) * bound_margin : std::fabs(g.re[c]);
   };
   grid_rounding_builder builder;  // the expanded matrix, rows and columns in each other's roles
   for (int l = 0; l < g.columns; ++l) {
-    double rho = 0, abs_sum = 0;
+    double abs_sum = 0, fine_sum = 0;
     bool negative = g.complex;
     for (int k = 0; k < g.rows; ++k) {
       const std::size_t c = static_cast<std::size_t>(k) * g.columns + l;
       grid.re[c] = round_to_grid<double>(g.re[c], exponent[l]);
+      if (g.complex) grid.im[c] = round_to_grid<double>(g.im[c], exponent[l]);
       negative = negative || g.re[c] < 0;
-      if (g.complex) {
-        grid.im[c] = round_to_grid<double>(g.im[c], exponent[l]);
-        if (g.re[c] != 0 || g.im[c] != 0)
-          rho = std::max(rho, relative_change_complex<double>(g.re[c], g.im[c], grid.re[c], grid.im[c]));
-      } else if (g.re[c] != 0) {
+      abs_sum += g.row_count[k] * modulus(c);
+      fine_sum +=
+          g.row_count[k] * (std::fabs(g.re[c] - grid.re[c]) + (g.complex ? std::fabs(g.im[c] - grid.im[c]) : 0));
+    }
+    const int fine_exponent = grid_exponent(fine_sum);
+    double rho = 0;
+    for (int k = 0; k < g.rows; ++k) {
+      const std::size_t c = static_cast<std::size_t>(k) * g.columns + l;
+      if (g.re[c] == 0 && (!g.complex || g.im[c] == 0)) continue;
+      if (split) {  // what the fine grid rounds away (exact: both are close)
+        const auto dropped = [&](double v, double coarse, double& fine) {
+          fine = round_to_grid<double>(v - coarse, fine_exponent);
+          return std::fabs(fine - (v - coarse));
+        };
+        const double d_re = dropped(g.re[c], grid.re[c], grid.fine_re[c]);
+        const double d =
+            g.complex ? std::hypot(d_re, dropped(g.im[c], grid.im[c], grid.fine_im[c])) * (1 + 0x1p-50) : d_re;
+        if (d > 0)
+          rho = std::max(rho, d / (g.complex ? std::hypot(g.re[c], g.im[c]) : std::fabs(g.re[c])) * bound_margin);
+      } else if (g.complex) {
+        rho = std::max(rho, relative_change_complex<double>(g.re[c], g.im[c], grid.re[c], grid.im[c]));
+      } else {
         rho = std::max(rho, relative_change<double>(g.re[c], grid.re[c]));
       }
-      abs_sum += g.row_count[k] * modulus(c);
     }
     for (int copy = 0; copy < g.column_count[l]; ++copy) builder.row(rho, abs_sum, negative);
   }
@@ -202,6 +225,7 @@ struct glynn_tables {
   int split = 0;
   const int* walked = nullptr;
   int walked_count = 0;
+  bool small_binomials = false;  // every product of binomials is an integer below 2^53: exact in double
 };
 
 // Task `index`: its split digits fixed, the walked ones through all their values; the terms into
@@ -223,30 +247,63 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
   for (int l = 0; l < t.L; ++l) {
     while ((t.column_count[l] >> (top_bit + 1)) != 0) ++top_bit;
   }
+  // double-double: v split exactly (coarse + fine, each on its grid), products through dd_times
+  constexpr bool wide = is_split_value<V>;
   bool negative = false;
   for (int k = 0; k < t.K; ++k) {
-    const V s = V(static_cast<long long>(t.row_count[k] - 2 * m[k]));
-    for (int l = 0; l < t.L; ++l) v[l] += s * t.u[static_cast<std::size_t>(k) * t.L + l];
+    const long long s = t.row_count[k] - 2LL * m[k];
+    for (int l = 0; l < t.L; ++l) {
+      if constexpr (wide) {
+        v[l] += static_cast<double>(s) * t.u[static_cast<std::size_t>(k) * t.L + l];  // exact on the grids
+      } else {
+        v[l] += V(s) * t.u[static_cast<std::size_t>(k) * t.L + l];
+      }
+    }
     negative = negative != ((m[k] & 1) != 0);
   }
   for (;;) {
     part_type<P> binomials = part_type<P>(1LL);
+    double small = 1;  // the binomials' product where it is exact in double (t.small_binomials)
     for (int k = 0; k < t.K; ++k) {
-      if (t.free[k] > 0) binomials = binomials * t.binomial[static_cast<std::size_t>(k) * t.binomial_stride + m[k]];
+      if (t.free[k] == 0) continue;
+      const part_type<P>& b = t.binomial[static_cast<std::size_t>(k) * t.binomial_stride + m[k]];
+      if constexpr (wide) {
+        if (t.small_binomials) {
+          small *= b.hi;
+        } else {
+          binomials = dd_times(binomials, b);
+        }
+      } else {
+        binomials = binomials * b;
+      }
     }
     // Π_l v_l^(c_l) in binary powers, highest bit first: N − 1 multiplications at most, and
     // (Π_l v_l)^2, L of them, for two photons in every mode
     P term{};
     bool started = false;
     for (int bit = top_bit; bit >= 0; --bit) {
-      if (started) term = term * term;
+      if (started) {
+        if constexpr (wide) {
+          term = dd_times(term, term);
+        } else {
+          term = term * term;
+        }
+      }
       for (int l = 0; l < t.L; ++l) {
         if (((t.column_count[l] >> bit) & 1) == 0) continue;
-        term = started ? term * P(v[l]) : P(v[l]);
+        if constexpr (wide) {
+          term = started ? dd_times(term, dd_factor(v[l])) : dd_factor(v[l]);
+        } else {
+          term = started ? term * P(v[l]) : P(v[l]);
+        }
         started = true;
       }
     }
-    local.add_signed(term * binomials, negative);
+    if constexpr (wide) {
+      local.add_signed(t.small_binomials ? multiply_by_part(term, small) : multiply_by_part(term, binomials), negative);
+    } else {
+      local.add_signed(term * binomials, negative);
+    }
     // the next m: the first walked digit that can move in its direction moves
     int w = 0;
     for (; w < t.walked_count; ++w) {
@@ -258,8 +315,13 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
     if (w == t.walked_count) break;
     const int k = t.walked[w];
     m[k] += direction[k];
-    const V twice = V(direction[k] > 0 ? -2LL : 2LL);  // s_k = r_k − 2 m_k
-    for (int l = 0; l < t.L; ++l) v[l] += twice * t.u[static_cast<std::size_t>(k) * t.L + l];
+    for (int l = 0; l < t.L; ++l) {  // s_k = r_k − 2 m_k moves by ∓2
+      if constexpr (wide) {
+        v[l] += (direction[k] > 0 ? -2.0 : 2.0) * t.u[static_cast<std::size_t>(k) * t.L + l];
+      } else {
+        v[l] += V(direction[k] > 0 ? -2LL : 2LL) * t.u[static_cast<std::size_t>(k) * t.L + l];
+      }
+    }
     negative = !negative;
   }
 }
@@ -276,6 +338,7 @@ struct glynn_plan {
   int split = 0;
   std::int64_t tasks = 1;
   std::uint64_t walk_terms = 1;  // terms of one task
+  bool small_binomials = false;  // Π_k max_m C(f_k, m) < 2^53
 
   glynn_plan(const glynn_setup& g, std::int64_t wanted_tasks) {
     const int K = g.rows;
@@ -285,11 +348,24 @@ struct glynn_plan {
       std::vector<binomial_type> row{binomial_type(1LL)};
       for (int f = 1; f <= g.free[k]; ++f) {
         std::vector<binomial_type> next(static_cast<std::size_t>(f) + 1, binomial_type(1LL));
-        for (int m = 1; m < f; ++m) next[m] = row[m - 1] + row[m];
+        for (int m = 1; m < f; ++m) {  // integers: exact in double-double below 2^106
+          if constexpr (std::is_same_v<binomial_type, double_double>) {
+            next[m] = dd_plus(row[m - 1], row[m]);
+          } else {
+            next[m] = row[m - 1] + row[m];
+          }
+        }
         row = std::move(next);
       }
       for (std::size_t m = 0; m < row.size(); ++m) binomial[static_cast<std::size_t>(k) * binomial_stride + m] = row[m];
     }
+    double largest_product = 1;  // Π_k C(f_k, ⌊f_k/2⌋), rounded up
+    for (int k = 0; k < K; ++k) {
+      double largest = 1;
+      for (int m = 1; m <= g.free[k]; ++m) largest = largest * (g.free[k] - m + 1) / m;
+      largest_product *= std::ceil(largest) * (1 + 0x1p-50);
+    }
+    small_binomials = largest_product < 0x1p53;
     for (int k = 0; k < K; ++k) {
       if (g.free[k] > 0) digits.push_back(k);
     }
@@ -313,7 +389,8 @@ struct glynn_plan {
             digits.data(),
             split,
             walked.data(),
-            static_cast<int>(walked.size())};
+            static_cast<int>(walked.size()),
+            small_binomials};
   }
 };
 

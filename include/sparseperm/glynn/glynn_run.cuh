@@ -135,7 +135,7 @@ inline std::optional<glynn_work> glynn_work_of(const sparse_matrix& matrix, prec
   }
   w.exact = matrix.has_integer_values() && p != precision::double_sums && p != precision::compensated;
   if (!w.exact) {
-    if (const glynn_grid grid = glynn_grid_of(g); !grid.why.empty()) {
+    if (const glynn_grid grid = glynn_grid_of(g, p == precision::double_double); !grid.why.empty()) {
       why = grid.why;
       return std::nullopt;
     }
@@ -197,13 +197,28 @@ std::string glynn_exact(const glynn_setup& g, const Summer& summer, glynn_summin
              : run.template operator()<big_integer_arithmetic, big_sum<big_integer>>("exact big integers");
 }
 
-// The floating run on the column grids, in plain or compensated sums, with its proven bound. Returns
-// the sums' words.
+// The values of a split grid as split values (the double-double run): coarse + fine, exactly.
+template <class V>
+std::vector<V> glynn_split_values(const glynn_grid& grid) {
+  std::vector<V> u(grid.re.size());
+  for (std::size_t c = 0; c < u.size(); ++c) {
+    if constexpr (is_complex_value<V>) {
+      u[c] = V(complex_double{grid.re[c], grid.im[c]}, complex_double{grid.fine_re[c], grid.fine_im[c]});
+    } else {
+      u[c] = V(grid.re[c], grid.fine_re[c]);
+    }
+  }
+  return u;
+}
+
+// The floating run on the column grids, in plain or compensated sums (values rounded to the grids), or
+// in double-double (values split exactly on two grids), with its proven bound. Returns the sums' words.
 template <class Summer>
-std::string glynn_floating(const glynn_setup& g, const Summer& summer, glynn_summing& summing, bool compensated,
+std::string glynn_floating(const glynn_setup& g, const Summer& summer, glynn_summing& summing, precision p,
                            permanent_result& result) {
   const int n = g.n;
-  const glynn_grid grid = glynn_grid_of(g);
+  const bool wide = p == precision::double_double;
+  const glynn_grid grid = glynn_grid_of(g, wide);
   if (!grid.why.empty()) {
     throw engine_error(
         engine_error::kind::refused,
@@ -214,20 +229,24 @@ std::string glynn_floating(const glynn_setup& g, const Summer& summer, glynn_sum
   rounded.im = grid.im;
   grid_rounding_facts facts = grid.facts;
   // products that underflow: the builder counts factors up to Σ|a|/2 per line, Glynn's up to Σ|a|
-  // and the binomials up to 2^(N−1) more: 2^(2N) on the sum, 2^(N+1) after the scaling
-  const double underflow = std::ldexp(facts.underflow, n + 1) * (g.complex ? 8 : 1);
+  // and the binomials up to 2^(N−1) more: 2^(2N) on the sum, 2^(N+1) after the scaling; times the
+  // roundings an underflowing multiplication may lose (double-double: 16 real, 64 complex)
+  const double underflow = std::ldexp(facts.underflow, n + 1) * (wide ? (g.complex ? 64 : 16) : g.complex ? 8 : 1);
   facts.underflow = 0;
   // a term: the binomials (Pascal: up to f additions each, K − 1 real products), N column factors
   double roundings = g.n + g.rows;
   for (const int f : g.free) roundings += f;
   floating_sum_report report;
-  report.compensated = compensated;
+  report.compensated = p != precision::double_sums;
+  report.complex = wide && g.complex;  // double's complex roundings are counted below
+  report.double_double = wide;
   complex_double value;
   std::string words;
-  const auto run = [&]<class Arith, class Sum>() {
-    const Sum s = summer.template operator()<Arith, Sum>(rounded, glynn_values<Arith>(rounded), summing);
+  const auto run = [&]<class Arith, class Sum>(const std::vector<typename Arith::value>& u) {
+    const Sum s = summer.template operator()<Arith, Sum>(rounded, u, summing);
     report.magnitude = magnitude_of(s);
-    if constexpr (is_complex_arithmetic<Arith>) {
+    report.partials = partials_of(s);
+    if constexpr (is_complex_value<typename Arith::value>) {
       value = s.value();
       report.sum = l1_norm(value);
     } else {
@@ -236,27 +255,39 @@ std::string glynn_floating(const glynn_setup& g, const Summer& summer, glynn_sum
     }
     words = Sum::description();
   };
-  if (g.complex) {
-    roundings = 4 * roundings + 1;
-    if (compensated) {
-      run.template operator()<complex_double_arithmetic, complex_sum<compensated_sum>>();
+  if (wide) {
+    if (g.complex) {
+      run.template operator()<complex_double_double_arithmetic, complex_sum<dd_sum>>(
+          glynn_split_values<split_value<complex_double>>(grid));
     } else {
-      run.template operator()<complex_double_arithmetic, complex_sum<plain_sum>>();
+      run.template operator()<double_double_arithmetic, dd_sum>(glynn_split_values<split_value<double>>(grid));
     }
-  } else if (compensated) {
-    run.template operator()<double_arithmetic, compensated_sum>();
+  } else if (g.complex) {
+    roundings = 4 * roundings + 1;
+    const auto u = glynn_values<complex_double_arithmetic>(rounded);
+    if (report.compensated) {
+      run.template operator()<complex_double_arithmetic, complex_sum<compensated_sum>>(u);
+    } else {
+      run.template operator()<complex_double_arithmetic, complex_sum<plain_sum>>(u);
+    }
   } else {
-    run.template operator()<double_arithmetic, plain_sum>();
+    const auto u = glynn_values<double_arithmetic>(rounded);
+    if (report.compensated) {
+      run.template operator()<double_arithmetic, compensated_sum>(u);
+    } else {
+      run.template operator()<double_arithmetic, plain_sum>(u);
+    }
   }
   report.chain = summing.longest_chain;
   const double scale = std::ldexp(1.0, -(n - 1));
   set_floating_value(result, std::ldexp(value.re, -(n - 1)));
   if (g.complex) set_imaginary_part(result, std::ldexp(value.im, -(n - 1)));
   const double magnitude = g.complex ? std::hypot(result.value, result.imag) : std::fabs(result.value);
-  // ryser_sum_bound with the term's roundings in place of n; the scaling by 2^−(N−1) is exact
-  // unless it falls into the subnormals (2^−1074 a part then)
-  const double rounding =
-      ryser_sum_bound(static_cast<int>(roundings), report, facts) * scale + (g.complex ? 2 : 1) * 0x1p-1074 + underflow;
+  // ryser_sum_bound with the term's roundings in place of n (double-double: its multiplications, one
+  // more than the roundings counted above); the scaling by 2^−(N−1) is exact unless it falls into the
+  // subnormals (2^−1074 a part then)
+  const int factors = static_cast<int>(roundings) + (wide ? 1 : 0);
+  const double rounding = ryser_sum_bound(factors, report, facts) * scale + (g.complex ? 2 : 1) * 0x1p-1074 + underflow;
   set_error_bound(result, (rounding + grid_perturbation_bound(facts, magnitude, rounding)) * bound_margin);
   return words;
 }
@@ -293,8 +324,7 @@ permanent_result run_glynn(const sparse_matrix& matrix, const glynn_options& opt
   const bool exact = matrix.has_integer_values() && options.precision != precision::double_sums &&
                      options.precision != precision::compensated;
   const std::string arithmetic =
-      exact ? glynn_exact(g, summer, summing, result)
-            : glynn_floating(g, summer, summing, options.precision != precision::double_sums, result);
+      exact ? glynn_exact(g, summer, summing, result) : glynn_floating(g, summer, summing, options.precision, result);
   result.plan = std::to_string(g.rows) + " distinct " + (g.transposed ? "columns" : "rows") + " and " +
                 std::to_string(g.columns) + " distinct " + (g.transposed ? "rows" : "columns") + "; " +
                 glynn_terms_text(g.terms) + " terms of Glynn's formula in a mixed-radix Gray code; " + arithmetic +

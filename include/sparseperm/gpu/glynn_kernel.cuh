@@ -89,7 +89,8 @@ struct glynn_on_gpu {
                                  digits.data(),
                                  plan.split,
                                  walked.data(),
-                                 static_cast<int>(plan.walked.size())};
+                                 static_cast<int>(plan.walked.size()),
+                                 plan.small_binomials};
       std::vector<Sum> sums(static_cast<std::size_t>(threads));
       gpu::device_buffer<Sum> partial(sums.size());
       partial.upload(sums.data(), sums.size());

@@ -189,6 +189,22 @@ SPARSEPERM_HOST_DEVICE inline complex_double_double multiply_products(const comp
   return dd_times(a, b);
 }
 
+// A double-double product times a real one (Glynn's binomials): part by part for a complex product,
+// so off by at most dd_product_unit of it.
+SPARSEPERM_HOST_DEVICE inline double_double multiply_by_part(const double_double& a, const double_double& b) {
+  return dd_times(a, b);
+}
+SPARSEPERM_HOST_DEVICE inline complex_double_double multiply_by_part(const complex_double_double& a,
+                                                                     const double_double& b) {
+  return {dd_times(a.re, b), dd_times(a.im, b)};
+}
+SPARSEPERM_HOST_DEVICE inline double_double multiply_by_part(const double_double& a, double b) {
+  return dd_times(a, b);
+}
+SPARSEPERM_HOST_DEVICE inline complex_double_double multiply_by_part(const complex_double_double& a, double b) {
+  return {dd_times(a.re, b), dd_times(a.im, b)};
+}
+
 // A row sum as a factor of a product of type P: split row sums exactly (double-double) or rounded
 // once (double), the others converted.
 template <class P, class V>

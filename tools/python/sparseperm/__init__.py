@@ -397,7 +397,8 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     block) or an engine's name (``engines()``). precision: None or "auto" (exact for integer
     matrices, compensated doubles with a proven bound otherwise, again in double-double, then
     exactly, where that bound certifies fewer than ``digits`` significant digits, default 10),
-    "double", "compensated", "double-double" (cpu-sparse, gpu-sparse, cpu-cached, gpu-cached) or
+    "double", "compensated", "double-double" (cpu-sparse, gpu-sparse, cpu-cached, gpu-cached, dp,
+    gpu-dp, glynn, gpu-glynn) or
     "exact" (integers, and matrices of doubles whose rows are integers times one power of two below
     2^53: the value is then a ``fractions.Fraction`` where not an integer). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
     rows, cols: multiplicities, the permanent of A with row i repeated rows[i] times and column j
