@@ -30,6 +30,7 @@
 #include "detail/sha256.cuh"
 #include "engines/catalog.cuh"
 #include "engines/cpu_sparse.cuh"
+#include "engines/dp.cuh"
 #include "matrix/exactness.cuh"
 #include "matrix/row_grids.cuh"
 #include "matrix/sparse_matrix.cuh"
@@ -618,11 +619,14 @@ inline permanent_result compute_once(const sparse_matrix& matrix, const compute_
 
 // A matrix of doubles as an integer matrix: row i times 2^s_i, s_i the negated exponent of the lowest
 // set bit among the row's values (both parts), so perm(A) = perm(B) / 2^shift with shift = Σ s_i.
-// Nothing where a scaled value would exceed 2^53, beyond which the integer engines do not take values:
-// a row whose values' bits span more than 53 binary orders (full 53-bit values of different exponents).
+// `wide` where a scaled value exceeds 2^53 (a row whose values' bits span more than 53 binary orders:
+// full 53-bit values of different exponents): the doubles still hold those integers exactly, but the
+// integer engines take values below 2^53 only. Nothing where a scaled value would overflow.
 struct dyadic_integers {
   sparse_matrix matrix;
   std::int64_t shift = 0;
+  bool wide = false;
+  int bits = 0;  // the widest scaled value's bits
 };
 
 inline int lowest_bit_exponent(double v) {
@@ -644,7 +648,13 @@ inline std::optional<dyadic_integers> dyadic_integers_of(const sparse_matrix& a)
   for (matrix_entry& e : entries) {
     e.value = std::ldexp(e.value, -low[e.row]);
     e.imag = std::ldexp(e.imag, -low[e.row]);
-    if (!(std::fabs(e.value) <= max_exact_integer) || !(std::fabs(e.imag) <= max_exact_integer)) return std::nullopt;
+    if (!std::isfinite(e.value) || !std::isfinite(e.imag)) return std::nullopt;
+    for (const double part : {e.value, e.imag}) {
+      int exponent = 0;
+      std::frexp(part, &exponent);
+      d.bits = std::max(d.bits, exponent);
+    }
+    d.wide = d.wide || !(std::fabs(e.value) <= max_exact_integer) || !(std::fabs(e.imag) <= max_exact_integer);
   }
   for (const int l : low) d.shift -= l == std::numeric_limits<int>::max() ? 0 : l;
   d.matrix = sparse_matrix::from_entries(a.n(), std::move(entries));
@@ -660,13 +670,13 @@ inline std::string dyadic_decimal(big_integer m, std::int64_t k) {
   k -= twos;
   if (k == 0 || m.is_zero()) return m.to_decimal();
   const bool negative = m.negative();
+  if (negative) m = m.times(-1);                       // the digits of |m|: a sign would flip with every factor below
   for (std::int64_t left = k; left > 0; left -= 27) {  // 5^27 < 2^63
     long long five = 1;
     for (std::int64_t i = 0; i < std::min<std::int64_t>(27, left); ++i) five *= 5;
-    m = m.times(negative ? -five : five);
+    m = m.times(five);
   }
   std::string digits = m.to_decimal();
-  if (negative) digits.erase(0, 1);
   if (digits.size() <= static_cast<std::size_t>(k))
     digits.insert(0, static_cast<std::size_t>(k) + 1 - digits.size(), '0');
   digits.insert(digits.size() - static_cast<std::size_t>(k), ".");
@@ -675,17 +685,45 @@ inline std::string dyadic_decimal(big_integer m, std::int64_t k) {
 
 // The exact permanent of a matrix of doubles (real or complex): an exact run on its integers
 // (dyadic_integers_of), the result as exact decimals.
+// Integers beyond 2^53 (a wide dyadic_integers): dp's big integers over the whole matrix, in its best
+// column order, within the time limit; only under auto or --engine dp.
+inline permanent_result exact_wide_integers(const dyadic_integers& d, const compute_options& options) {
+  const std::string_view dp_name = engines::dp::name;
+  if (!options.engine.automatic() && options.engine.get()->name != dp_name) {
+    throw engine_error(engine_error::kind::refused,
+                       "--precision exact: a row's values span more than 53 binary orders, so their integers exceed "
+                       "2^53, which engine '" +
+                           std::string(options.engine.get()->name) +
+                           "' does not take (auto and dp compute it exactly)");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const frontier_order order = frontier_orders(d.matrix).front();
+  // dp's big-integer transitions, dearer by the width of the states' integers (n times the values')
+  const double width = std::max(1.0, d.matrix.n() * static_cast<double>(d.bits) / 1024);
+  const double seconds = order.transitions * engines::dp::transition_seconds * engines::dp::big_integer_factor *
+                         (d.matrix.is_complex() ? engines::dp::complex_factor : 1) * width;
+  check_time_limit(seconds,
+                   "exact dyadic: dp in big integers on the " + std::to_string(d.matrix.n()) + " x " +
+                       std::to_string(d.matrix.n()) + " matrix",
+                   options);
+  const dp_value v = permanent_dp_big_integers(d.matrix, order, options.threads, options.progress);
+  permanent_result r = dp_result(dp_name, d.matrix, order, v);
+  r.threads = engine_threads(options.threads);
+  r.seconds.compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds.total = r.seconds.compute;
+  return r;
+}
+
 inline permanent_result compute_dyadic_exact(const sparse_matrix& a, const compute_options& options) {
   const std::optional<dyadic_integers> d = dyadic_integers_of(a);
   if (!d) {
     throw engine_error(engine_error::kind::refused,
-                       "--precision exact: the matrix is exact as integers times powers of two only where each "
-                       "row's values, times one power of two, are integers below 2^53, and a row here spans more "
-                       "binary orders");
+                       "--precision exact: a row's values span more binary orders than a double holds (its "
+                       "values times one power of two would be integers beyond 2^1024)");
   }
   compute_options exact = options;
   exact.precision = precision::exact;
-  permanent_result r = compute_once(d->matrix, exact);
+  permanent_result r = d->wide ? exact_wide_integers(*d, exact) : compute_once(d->matrix, exact);
   if (!r.exact) throw engine_error(engine_error::kind::failed, "an exact run gave a floating result");
   r.permanent = dyadic_decimal(big_integer::from_decimal(r.permanent), d->shift);
   r.value = std::strtod(r.permanent.c_str(), nullptr);
@@ -755,7 +793,7 @@ inline constexpr double cheap_exact_seconds = 0.01;
 inline bool exact_is_cheap(const sparse_matrix& matrix, const compute_options& wider) {
   if (!wider.engine.automatic()) return false;
   const std::optional<dyadic_integers> d = dyadic_integers_of(matrix);
-  if (!d) return false;
+  if (!d || d->wide) return false;
   compute_options exact = wider;
   exact.precision = precision::exact;
   const auto planned = [](const sparse_matrix& m, const compute_options& o) -> std::optional<double> {

@@ -240,19 +240,24 @@ TEST_CASE("exact mode refuses what it cannot keep, with reasons") {
   sp::compute_options options;
   options.engine = sp::engines::cpu_sparse{};
   options.precision = sp::precision::exact;
-  // a matrix of doubles is exact as integers times powers of two (0.5·J: 6!/2^6), unless a row spans more
-  // than 53 binary orders (0.1 and 1e-3, full 53-bit values)
+  // a matrix of doubles is exact as integers times powers of two (0.5·J: 6!/2^6); where a row spans more
+  // than 53 binary orders (0.1 and 1e-3, full 53-bit values) its integers exceed 2^53, which only dp's
+  // big integers take (under auto too), exactly as the reference's long doubles say to 18 digits
   const sp::permanent_result halves = sp::compute_permanent(real, options);
   CHECK(halves.exact);
   CHECK(halves.permanent == "11.25");
   std::vector<double> spread(36, 0.1);
   for (int i = 0; i < 6; ++i) spread[static_cast<std::size_t>(i) * 6] = 1e-3;
   const auto wide = sp::sparse_matrix::from_dense(6, spread);
-  CHECK_THROWS_AS(sp::compute_permanent(wide, options), sp::engine_error);
-  options.engine = sp::engines::dp{};
-  CHECK_THROWS_WITH_AS(sp::compute_permanent(wide, options), doctest::Contains("integer"), sp::engine_error);
-  options.engine = sp::engine_choice{};  // auto
-  CHECK_THROWS_WITH_AS(sp::compute_permanent(wide, options), doctest::Contains("integer"), sp::engine_error);
+  CHECK_THROWS_WITH_AS(sp::compute_permanent(wide, options), doctest::Contains("auto and dp compute it exactly"),
+                       sp::engine_error);
+  const double reference = sp::permanent_reference(wide).value;
+  for (const sp::engine_choice engine : {sp::engine_choice(sp::engines::dp{}), sp::engine_choice{}}) {
+    options.engine = engine;
+    const sp::permanent_result r = sp::compute_permanent(wide, options);
+    CHECK(r.exact);
+    CHECK(r.value == doctest::Approx(reference).epsilon(1e-14));
+  }
   // auto under exact on a matrix the Ryser engines refuse: dp takes it
   const auto r = sp::compute_permanent(sp::sparse_matrix::from_dense(6, std::vector<double>(36, 1e8)), options);
   CHECK(r.exact);

@@ -291,13 +291,21 @@ bool decimal_equals(const std::string& text, const ts::dyadic& exact) {
 
 TEST_CASE("exact dyadic permanents of matrices of doubles, and 62! a^62 in Glynn's terms") {
   sp::random_stream stream(61);
-  for (int trial = 0; trial < 40; ++trial) {
-    const int n = 2 + trial % 9;
+  // 40 matrices of 53-bit values in ±[1/2, 1) (each row spans 53 binary orders: integers below 2^53),
+  // then 30 of full 53-bit values of many binary orders, some entries absent (integers beyond 2^53,
+  // which dp's big integers take)
+  for (int trial = 0; trial < 70; ++trial) {
+    const bool wide_rows = trial >= 40;
+    const int n = wide_rows ? 1 + trial % 10 : 2 + trial % 9;
     const bool complex = trial % 2 == 1;
-    std::vector<sp::matrix_entry> entries;  // 53-bit values in ±[1/2, 1): each row spans 53 binary orders
-    const auto value = [&] { return (stream.uniform() < 0.5 ? -1 : 1) * (0.5 + stream.uniform() / 2); };
+    std::vector<sp::matrix_entry> entries;
+    const auto value = [&] {
+      return wide_rows ? std::ldexp(2 * stream.uniform() - 1, -static_cast<int>(stream.below(40)))
+                       : (stream.uniform() < 0.5 ? -1 : 1) * (0.5 + stream.uniform() / 2);
+    };
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {
+        if (wide_rows && stream.uniform() < 0.2) continue;
         const double re = value();
         entries.push_back({i, j, re, complex ? value() : 0.0});
       }
@@ -314,11 +322,16 @@ TEST_CASE("exact dyadic permanents of matrices of doubles, and 62! a^62 in Glynn
     CHECK(decimal_equals(r.complex ? r.permanent_imag : std::string("0"), exact.im));
     CHECK(r.plan.find("exact dyadic") != std::string::npos);
   }
-  // full 53-bit values of several binary orders: no row is integers below 2^53 times one power of two
   const sp::sparse_matrix wide = sp::sparse_matrix::from_dense(2, std::vector<double>{0.1, 3.3, -0.7, 1e-3});
   sp::compute_options exact;
   exact.precision = sp::precision::exact;
-  CHECK_THROWS_AS(sp::compute_permanent(wide, exact), sp::engine_error);
+  const sp::permanent_result w = sp::compute_permanent(wide, exact);
+  CHECK(w.exact);
+  CHECK(w.plan.find("exact big integers") != std::string::npos);
+  CHECK(decimal_equals(w.permanent, exact_complex_permanent(wide).re));
+  exact.engine = sp::engine_choice(&sp::description_of<sp::engines::cpu_sparse>);
+  CHECK_THROWS_WITH_AS(sp::compute_permanent(wide, exact), doctest::Contains("auto and dp compute it exactly"),
+                       sp::engine_error);
 
   // SUperman's all-0.91 62 x 62: auto's double certifies a few digits, then Glynn's 62 terms exactly
   const double a = 0.91;

@@ -250,7 +250,10 @@ def test_bad_options():
     assert listed == ["auto"] + [e.name for e in sparseperm.engines()]
     with pytest.raises(ValueError, match="precision"):
         sparseperm.permanent(a, precision="quad")
-    with pytest.raises(ValueError):  # 0.5 and 3e-300 in a row: no power of two makes both integers below 2^53
+    # 0.5 and 3e-200 in a row: integers beyond 2^53 times one power of two, in dp's big integers
+    exact = fractions.Fraction(0.5) + fractions.Fraction(3e-200) ** 2
+    assert sparseperm.permanent([[0.5, 3e-200], [3e-200, 1.0]], precision="exact").value == exact
+    with pytest.raises(ValueError):  # 0.5 and 3e-300: the row's integers are beyond double's range
         sparseperm.permanent([[0.5, 3e-300], [0.0, 1.0]], precision="exact")
     assert sparseperm.permanent(np.full((3, 3), 0.5), precision="exact").value == fractions.Fraction(3, 4)
     with pytest.raises(ValueError, match="threads"):

@@ -395,7 +395,7 @@ TEST_CASE("--precision exact, double and compensated") {
     const json::value v = json::parse(r.out);
     CHECK(v["exact"].as_bool());
     CHECK(v["permanent"].as_string() == "1.5");
-    // a row of 0.5 and 3e-300: no power of two makes both integers below 2^53
+    // a row of 0.5 and 3e-300: reading rounds 3e-300, so no result is exact for the file's numbers
     const auto refused = run("compute " + spread + " --engine " + engine + " --precision exact");
     CHECK(refused.code == 2);
     CHECK(refused.out.empty());

@@ -284,6 +284,38 @@ inline void permanent_dp_double_double(const sparse_matrix& a, const frontier_or
                                                       detail::dp_underflow_allowance(moduli, stats.transitions));
 }
 
+// Integers of any size held as doubles (the rows of a matrix of doubles times powers of two, beyond
+// 2^53 where a row spans more binary orders, so the matrix no longer counts as integer): exactly, in
+// big integers (big Gaussian integers for a complex matrix), in the hash tables.
+inline dp_value permanent_dp_big_integers(const sparse_matrix& a, const frontier_order& order, int threads = 0,
+                                          const progress_counter* progress = nullptr) {
+  if (order.frontier > dp_max_frontier) {
+    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
+                                                          std::to_string(order.frontier) + " rows (at most " +
+                                                          std::to_string(dp_max_frontier) + ")");
+  }
+  threads = detail::engine_threads(threads);
+  dp_value result;
+  detail::dp_run_stats stats;
+  stats.progress = progress;
+  result.exact = true;
+  if (a.is_complex()) {
+    detail::big_gaussian v = detail::run_dp_words<big_gaussian_arithmetic>(a, order, threads, stats);
+    result.complex = true;
+    result.exact_value = std::move(v.re);
+    result.exact_imag = std::move(v.im);
+    result.imag = result.exact_imag.to_double();
+    result.arithmetic = "states in hash tables; exact big Gaussian integers";
+  } else {
+    result.exact_value = detail::run_dp_words<big_integer_arithmetic>(a, order, threads, stats);
+    result.arithmetic = "states in hash tables; exact big integers";
+  }
+  result.value = result.exact_value.to_double();
+  result.peak_states = stats.peak_states;
+  result.transitions = stats.transitions;
+  return result;
+}
+
 // Where the dp engine keeps its states: dense ranked arrays where they fit (detail::dense_dp_fits),
 // else hash tables of the states that occur; tests ask for one.
 enum class dp_states { automatic, hash_tables, dense_where_exact };

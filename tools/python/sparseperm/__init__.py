@@ -399,8 +399,8 @@ def permanent(A: MatrixLike, *, engine: str = "auto", precision: Optional[str] =
     exactly, where that bound certifies fewer than ``digits`` significant digits, default 10),
     "double", "compensated", "double-double" (cpu-sparse, gpu-sparse, cpu-cached, gpu-cached, dp,
     gpu-dp, glynn, gpu-glynn) or
-    "exact" (integers, and matrices of doubles whose rows are integers times one power of two below
-    2^53: the value is then a ``fractions.Fraction`` where not an integer). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
+    "exact" (integers, and any matrix of doubles, each row an integer row times a power of two: the
+    value is then a ``fractions.Fraction`` where not an integer). threads: CPU threads (default: all). devices: GPUs, an index, a list or "all".
     rows, cols: multiplicities, the permanent of A with row i repeated rows[i] times and column j
     cols[j] times (boson sampling with several photons in a mode). time_limit: refuse a run
     estimated beyond this many seconds (default 24 hours; math.inf for none).
