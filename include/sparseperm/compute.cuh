@@ -827,6 +827,9 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
   }
   compute_options wider = options;
   wider.precision = precision::double_double;
+  // after a running bound (Ryser's, Glynn's), not an engine whose bound is through perm(|A|)
+  const engine_description* first_engine = find_engine(first.engine);
+  wider.running_bounds_only = first_engine == nullptr || !first_engine->a_priori_bound;
   if (exact_is_cheap(matrix, wider)) return try_exact(matrix, options, std::move(first));
   try {
     permanent_result second = compute_once(matrix, wider);

@@ -142,6 +142,8 @@ inline engine_estimate estimate_engine(const planner_block& block, const engine_
     e.why = "real matrices only";
   } else if (block.options.precision == precision::double_double && !engine.double_double) {
     e.why = "no double-double arithmetic";
+  } else if (block.options.running_bounds_only && engine.a_priori_bound && !block.matrix.has_integer_values()) {
+    e.why = "its bound is through perm(|A|), and a running bound certifies more where terms cancel";
   } else if (const auto why = engine_unavailable(engine, block.options)) {
     e.why = *why;
   } else if (const auto uncertified = engine.rounds_to_grids ? row_grid_refusal(block.matrix) : std::nullopt) {

@@ -124,9 +124,17 @@ TEST_CASE("gpu-dense's bound says something: a positive dense matrix, and a valu
 TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense") {
   sp::random_stream s(32);
   const auto m = random_dense(s, 32, true, false);
-  const auto r = sp::compute_permanent(m);
+  // in double: the default asks for 10 digits and runs such a matrix again in double-double, which
+  // gpu-dense has not (gpu-sparse runs it then, with a running bound)
+  sp::compute_options options;
+  options.precision = sp::precision::double_sums;
+  const auto r = sp::compute_permanent(m, options);
   INFO(r.plan);
   CHECK(r.engine.find("gpu-dense") != std::string::npos);
+  const auto certified = sp::compute_permanent(m);
+  INFO(certified.plan);
+  CHECK(sp::trusted_digits(certified).value_or(0) >= 10);
+  CHECK(certified.plan.find("so again in double-double") != std::string::npos);
 }
 
 TEST_CASE("a batch: small dense matrices a warp each, few large ones the whole GPU each (gpu-dense)") {

@@ -36,6 +36,7 @@ struct dp {
   // 2.3e10 in 38 s); complex states and a pass of four residues cost more
   static constexpr double dense_work_seconds = 1.7e-9, dense_complex_factor = 1.5, dense_residue_pass_factor = 2;
   static constexpr bool double_double = true;
+  static constexpr bool a_priori_bound = true;  // γ·perm(|A|): dp sums partial matchings, not cancelling terms
   // non-integer matrices in double-double against double (complex bands, one thread: 1.2–1.6x)
   static constexpr double double_double_factor = 1.6;
 

@@ -17,6 +17,8 @@
 //   complex_values         optional, true: it computes complex matrices' permanents too (the others
 //                          are not given them: compute refuses, the planner passes them over)
 //   double_double          optional, true: it runs --precision double-double (numeric/double_double.cuh)
+//   a_priori_bound         optional, true: its floating bound is a priori, through perm(|A|) (dp's);
+//                          compute_options::running_bounds_only passes it over
 //   unavailable(options)   optional: why it cannot run here (nothing: it can)
 //   estimate(block, e)     optional: the planner's estimate of seconds and memory for a block, or why
 //                          not; engines without one are run only when asked for
@@ -162,9 +164,10 @@ struct engine_description {
   std::string_view module_type;                                         // generated engines
   std::string_view module_header;
   std::string (*plan_text)(const module_info&);
-  double compile_seconds;      // generated engines: what generating and compiling a module costs (planner)
-  bool journals = false;       // it keeps compute_options::checkpoint's journal and shares its chunks over MPI ranks
-  bool double_double = false;  // it runs --precision double-double
+  double compile_seconds;       // generated engines: what generating and compiling a module costs (planner)
+  bool journals = false;        // it keeps compute_options::checkpoint's journal and shares its chunks over MPI ranks
+  bool double_double = false;   // it runs --precision double-double
+  bool a_priori_bound = false;  // its floating bound is through perm(|A|), not from the terms it sums
 
   bool generated() const { return is_generated(placement); }
   bool on_gpu() const { return runs_on_gpu(placement); }
@@ -206,6 +209,10 @@ constexpr engine_description make_description() {
                   { E::double_double } -> std::convertible_to<bool>;
                 })
     d.double_double = E::double_double;
+  if constexpr (requires {
+                  { E::a_priori_bound } -> std::convertible_to<bool>;
+                })
+    d.a_priori_bound = E::a_priori_bound;
   if constexpr (is_generated(E::placement)) {
     d.module_type = E::module_type;
     d.module_header = E::module_header;
@@ -274,6 +281,10 @@ struct compute_options {
   // Under precision::automatic, the significant digits a floating result should certify: a run that
   // certifies fewer is repeated in double-double where an engine runs it (compute.cuh)
   int digits = 10;
+  // Auto's double-double run after a run whose bound was a running one: engines whose floating bound
+  // is a priori (the `a_priori_bound` trait: dp's, through perm(|A|)) are passed over, since where the
+  // terms cancel they certify less than the running bounds do (compute.cuh's escalation sets it)
+  bool running_bounds_only = false;
   // No absurd jobs: a run estimated beyond this is refused before it starts (infinity: no limit)
   double time_limit_seconds = 24 * 3600.0;
   // A checkpoint journal to resume from and append to (engines with the `journals` trait)

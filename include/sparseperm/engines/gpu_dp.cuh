@@ -47,6 +47,7 @@ struct gpu_dp {
   // cost more
   static constexpr double setup_seconds = 0.15, work_seconds = 2e-12, complex_factor = 1.5, residue_pass_factor = 2;
   static constexpr bool double_double = true;
+  static constexpr bool a_priori_bound = true;  // γ·perm(|A|): dp sums partial matchings, not cancelling terms
   // its time in double-double against double (H200: complex ER n = 36, p = 0.3, 0.52 s against 0.40 s)
   static constexpr double double_double_factor = 1.3;
   static std::optional<std::string> unavailable(const compute_options& options);
