@@ -210,6 +210,37 @@ typename Arith::product run_dp_words(const sparse_matrix& a, const frontier_orde
 
 }  // namespace detail
 
+namespace detail {
+
+inline void check_dp_frontier(const frontier_order& order) {
+  if (order.frontier > dp_max_frontier) {
+    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
+                                                          std::to_string(order.frontier) + " rows (at most " +
+                                                          std::to_string(dp_max_frontier) + ")");
+  }
+}
+
+// Integer values of any size (held exactly as doubles) in big integers, or big Gaussian integers for
+// a complex matrix: the exact value into `result`.
+inline void run_dp_big_integers(const sparse_matrix& a, const frontier_order& order, int threads, dp_value& result,
+                                dp_run_stats& stats) {
+  result.exact = true;
+  if (a.is_complex()) {
+    big_gaussian v = run_dp_words<big_gaussian_arithmetic>(a, order, threads, stats);
+    result.complex = true;
+    result.exact_value = std::move(v.re);
+    result.exact_imag = std::move(v.im);
+    result.imag = result.exact_imag.to_double();
+    result.arithmetic = "exact big Gaussian integers";
+  } else {
+    result.exact_value = run_dp_words<big_integer_arithmetic>(a, order, threads, stats);
+    result.arithmetic = "exact big integers";
+  }
+  result.value = result.exact_value.to_double();
+}
+
+}  // namespace detail
+
 // Complex matrices: Gaussian integers exactly, else complex doubles with TwoSum per part, bounded
 // like real ones (below) with four roundings a complex multiplication and perm(|A|) from a run on
 // the moduli.
@@ -217,23 +248,19 @@ inline void permanent_dp_complex(const sparse_matrix& a, const frontier_order& o
                                  detail::dp_run_stats& stats) {
   result.complex = true;
   if (a.has_integer_values()) {
-    result.exact = true;
 #if SPARSEPERM_HAS_INT128
     if (detail::fits_int128(a, 0)) {
       const auto v = detail::run_dp_words<gaussian_exact_arithmetic>(a, order, threads, stats);
+      result.exact = true;
       result.exact_value = detail::big_integer(v.re);
       result.exact_imag = detail::big_integer(v.im);
+      result.value = result.exact_value.to_double();
+      result.imag = result.exact_imag.to_double();
       result.arithmetic = "exact 128-bit Gaussian integers";
-    } else
-#endif
-    {
-      auto v = detail::run_dp_words<big_gaussian_arithmetic>(a, order, threads, stats);
-      result.exact_value = std::move(v.re);
-      result.exact_imag = std::move(v.im);
-      result.arithmetic = "exact big Gaussian integers";
+      return;
     }
-    result.value = result.exact_value.to_double();
-    result.imag = result.exact_imag.to_double();
+#endif
+    detail::run_dp_big_integers(a, order, threads, result, stats);
     return;
   }
   const complex_double v = detail::run_dp_words<complex_double_arithmetic>(a, order, threads, stats);
@@ -289,28 +316,12 @@ inline void permanent_dp_double_double(const sparse_matrix& a, const frontier_or
 // big integers (big Gaussian integers for a complex matrix), in the hash tables.
 inline dp_value permanent_dp_big_integers(const sparse_matrix& a, const frontier_order& order, int threads = 0,
                                           const progress_counter* progress = nullptr) {
-  if (order.frontier > dp_max_frontier) {
-    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
-                                                          std::to_string(order.frontier) + " rows (at most " +
-                                                          std::to_string(dp_max_frontier) + ")");
-  }
-  threads = detail::engine_threads(threads);
+  detail::check_dp_frontier(order);
   dp_value result;
   detail::dp_run_stats stats;
   stats.progress = progress;
-  result.exact = true;
-  if (a.is_complex()) {
-    detail::big_gaussian v = detail::run_dp_words<big_gaussian_arithmetic>(a, order, threads, stats);
-    result.complex = true;
-    result.exact_value = std::move(v.re);
-    result.exact_imag = std::move(v.im);
-    result.imag = result.exact_imag.to_double();
-    result.arithmetic = "states in hash tables; exact big Gaussian integers";
-  } else {
-    result.exact_value = detail::run_dp_words<big_integer_arithmetic>(a, order, threads, stats);
-    result.arithmetic = "states in hash tables; exact big integers";
-  }
-  result.value = result.exact_value.to_double();
+  detail::run_dp_big_integers(a, order, detail::engine_threads(threads), result, stats);
+  result.arithmetic = "states in hash tables; " + result.arithmetic;
   result.peak_states = stats.peak_states;
   result.transitions = stats.transitions;
   return result;
@@ -325,11 +336,7 @@ enum class dp_states { automatic, hash_tables, dense_where_exact };
 inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order& order, int threads = 0,
                                    dp_states states = dp_states::automatic, const progress_counter* progress = nullptr,
                                    precision p = precision::automatic) {
-  if (order.frontier > dp_max_frontier) {
-    throw engine_error(engine_error::kind::too_large, "the dp engine's frontier would hold " +
-                                                          std::to_string(order.frontier) + " rows (at most " +
-                                                          std::to_string(dp_max_frontier) + ")");
-  }
+  detail::check_dp_frontier(order);
   threads = detail::engine_threads(threads);
   bool dense = false;
   if (states == dp_states::automatic) {
@@ -352,18 +359,17 @@ inline dp_value permanent_dp_value(const sparse_matrix& a, const frontier_order&
   } else if (a.is_complex()) {
     permanent_dp_complex(a, order, threads, result, stats);
   } else if (a.has_integer_values()) {
-    result.exact = true;
 #if SPARSEPERM_HAS_INT128
     if (detail::fits_int128(a, 0)) {
+      result.exact = true;
       result.exact_value = detail::big_integer(detail::run_dp_words<exact_arithmetic>(a, order, threads, stats));
+      result.value = result.exact_value.to_double();
       result.arithmetic = "exact 128-bit integers";
     } else
 #endif
     {
-      result.exact_value = detail::run_dp_words<big_integer_arithmetic>(a, order, threads, stats);
-      result.arithmetic = "exact big integers";
+      detail::run_dp_big_integers(a, order, threads, result, stats);
     }
-    result.value = result.exact_value.to_double();
   } else {
     result.value = detail::run_dp_words<double_arithmetic>(a, order, threads, stats);
     result.arithmetic = "double, compensated sums per state";
