@@ -64,14 +64,17 @@ inline constexpr int gpu_batch_min_n = dense_batch_min_n;
 inline constexpr int gpu_batch_max_n = 24;
 
 // count matrices of n × n as row-major arrays, one after the other (numpy's C order of shape
-// (count, n, n)): the real parts, and the imaginary parts or nullptr.
+// (count, n, n)): the real parts, and the imaginary parts or nullptr; `step` doubles from one entry
+// to the next (2 for numpy's complex128, real = the array, imag = real + 1: read in place).
 struct dense_matrices {
   std::int64_t count = 0;
   int n = 0;
   const double* real = nullptr;
   const double* imag = nullptr;
-  const double* real_of(std::int64_t k) const { return real + static_cast<std::size_t>(k) * n * n; }
-  const double* imag_of(std::int64_t k) const { return imag ? imag + static_cast<std::size_t>(k) * n * n : nullptr; }
+  int step = 1;
+  std::size_t offset_of(std::int64_t k) const { return static_cast<std::size_t>(k) * n * n * step; }
+  const double* real_of(std::int64_t k) const { return real + offset_of(k); }
+  const double* imag_of(std::int64_t k) const { return imag ? imag + offset_of(k) : nullptr; }
 };
 
 namespace detail {
@@ -113,7 +116,8 @@ struct lanes_check {
 // that the run takes as floating, and Π_i Σ_j |a_ij| far enough from double's limits that
 // compute_permanent would not scale the matrix (a row's binary exponent of Σ (|re| + |im|) is
 // within a binary order and a half of log2 of the modulus's sum).
-inline lanes_check check_for_lanes(int n, const double* re, const double* im, const compute_options& options) {
+inline lanes_check check_for_lanes(int n, const double* re, const double* im, int step,
+                                   const compute_options& options) {
   lanes_check c;
   if (n < dense_batch_min_n || n > dense_lanes_max_n || options.precision == precision::exact) return c;
   bool integers = true;
@@ -121,7 +125,7 @@ inline lanes_check check_for_lanes(int n, const double* re, const double* im, co
   for (int i = 0; i < n; ++i) {
     double sum = 0;
     for (int j = 0; j < n; ++j) {
-      const std::size_t at = static_cast<std::size_t>(i) * n + j;
+      const std::size_t at = (static_cast<std::size_t>(i) * n + j) * step;
       const double x = re[at], y = im ? im[at] : 0.0;
       if (!std::isfinite(x) || !std::isfinite(y) || (x == 0 && y == 0)) return c;
       c.complex = c.complex || y != 0;
@@ -299,7 +303,8 @@ class batch_run {
       catching(k, [&] {
         const std::size_t at = static_cast<std::size_t>(k);
         lanes_check lanes;
-        if (values_) lanes = check_for_lanes(values_->n, values_->real_of(k), values_->imag_of(k), options_);
+        if (values_)
+          lanes = check_for_lanes(values_->n, values_->real_of(k), values_->imag_of(k), values_->step, options_);
         if (!lanes.eligible) lanes = check_for_lanes(matrix(k), options_);
         complex_[at] = lanes.complex ? 1 : 0;
         const int n = values_ ? values_->n : matrix(k).n();
@@ -377,13 +382,13 @@ class batch_run {
         std::string("dense, no plan: Ryser's loop on ") +
         (lanes_have_avx2() ? "four matrices at once (AVX2 lanes)" : "four matrices at once (SIMD lanes)") +
         "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
-    parallel_for<schedule::dynamic_one>(
-        static_cast<std::int64_t>(group_start.size() - 1), threads_, [&](std::int64_t g) {
-          if (failed_.load(std::memory_order_relaxed) || stopped()) return;
-          const std::size_t first = group_start[static_cast<std::size_t>(g)];
-          const int count = static_cast<int>(group_start[static_cast<std::size_t>(g) + 1] - first);
-          run_lane_group(order.data() + first, count, plan);
-        });
+    parallel_for<schedule::dynamic_one>(static_cast<std::int64_t>(group_start.size() - 1), threads_,
+                                        [&](std::int64_t g) {
+                                          if (failed_.load(std::memory_order_relaxed) || stopped()) return;
+                                          const std::size_t first = group_start[static_cast<std::size_t>(g)];
+                                          const std::size_t end = group_start[static_cast<std::size_t>(g) + 1];
+                                          run_lane_group(order.data() + first, static_cast<int>(end - first), plan);
+                                        });
   }
 
   void run_lane_group(const std::int64_t* ks, int count, const std::string& plan) {
@@ -391,11 +396,15 @@ class batch_run {
     const bool complex = complex_[static_cast<std::size_t>(ks[0])] != 0;
     // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix
     const std::size_t square = static_cast<std::size_t>(n) * n;
-    std::vector<double> buffer(dense_lane_group::columns_size(n, complex) + dense_lane_group::x0_size(n, complex) +
-                               (values_ ? 0 : 2 * square * dense_lanes));
+    // a thread's buffer, kept from group to group (prepare writes every entry a walk reads)
+    thread_local std::vector<double> buffer;
+    buffer.resize(std::max(buffer.size(), dense_lane_group::columns_size(n, complex) +
+                                              dense_lane_group::x0_size(n, complex) +
+                                              (values_ ? 0 : 2 * square * dense_lanes)));
     dense_lane_group group;
     group.n = n;
     group.complex = complex;
+    group.step = values_ ? values_->step : 1;
     group.columns = buffer.data();
     group.x0 = group.columns + dense_lane_group::columns_size(n, complex);
     const double* real[dense_lanes]{};

@@ -1,7 +1,7 @@
 // Batches (batch.cuh): the dense floating matrices' SIMD lanes against compute_permanent one matrix
 // at a time and against exact rational permanents; the same results whether the batch reads dense
-// arrays or sparse matrices; every size of group (1 to 4 matrices) and lane count; mixed batches
-// keep their order; a matrix whose row grids refuse goes to the planner; a bound that says
+// arrays (also complex128's pairs in place) or sparse matrices; every size of group (1 to 4
+// matrices) and lane count; mixed batches keep their order; a matrix whose row grids refuse goes to the planner; a bound that says
 // something (a matrix changed by one part in 10^9 falls outside it).
 #include <doctest/doctest.h>
 
@@ -26,6 +26,7 @@ namespace {
 struct dense_batch {
   int n = 0;
   std::vector<double> real, imag;
+  std::vector<double> interleaved;  // numpy's complex128: real and imaginary part of each entry side by side
   std::vector<sp::sparse_matrix> matrices;
 
   dense_batch(sp::random_stream& s, int count, int n_, bool complex) : n(n_) {
@@ -47,10 +48,16 @@ struct dense_batch {
       real[start + static_cast<std::size_t>(e.row) * n + e.column] = e.value;
       imag[start + static_cast<std::size_t>(e.row) * n + e.column] = e.imag;
     }
+    interleaved.resize(2 * real.size());
+    for (std::size_t at = start; at < real.size(); ++at) {
+      interleaved[2 * at] = real[at];
+      interleaved[2 * at + 1] = imag[at];
+    }
     matrices.push_back(m);
   }
   std::int64_t count() const { return static_cast<std::int64_t>(matrices.size()); }
   sp::dense_matrices values(bool complex) const { return {count(), n, real.data(), complex ? imag.data() : nullptr}; }
+  sp::dense_matrices values_in_place() const { return {count(), n, interleaved.data(), interleaved.data() + 1, 2}; }
 };
 
 sp::compute_options with_threads(int threads) {
@@ -76,9 +83,16 @@ TEST_CASE("batch lanes: each result within its bound of compute_permanent's and 
       for (const int threads : {1, 3}) {
         const auto results = sp::compute_permanents(batch.count(), at, with_threads(threads), batch.values(complex));
         const auto sparse = sp::compute_permanents(batch.count(), at, with_threads(threads));
+        // complex128 read in place (entries two doubles apart)
+        const auto in_place =
+            complex ? sp::compute_permanents(batch.count(), at, with_threads(threads), batch.values_in_place())
+                    : sparse;
         REQUIRE(results.size() == batch.matrices.size());
         for (std::size_t k = 0; k < results.size(); ++k) {
           const sp::permanent_result& r = results[k];
+          CHECK(r.value == in_place[k].value);
+          CHECK(r.imag == in_place[k].imag);
+          CHECK(r.error_bound == in_place[k].error_bound);
           CHECK(from_lanes(r) == (count >= threads));  // fewer: each matrix gets every thread
           CHECK(r.engine == "cpu-sparse");
           CHECK(r.complex == complex);
@@ -140,7 +154,19 @@ TEST_CASE("batch lanes: the preparation four matrices at once equals the one mat
           real[lane] = re.data() + square * lane;
           imag[lane] = im.data() + square * lane;
         }
-        const auto prepared = [&](bool at_once, std::vector<double>& buffer, bool* refused) {
+        // the same values as complex128 lays them out (entries two doubles apart)
+        std::vector<double> pairs(2 * re.size());
+        for (std::size_t at = 0; at < re.size(); ++at) {
+          pairs[2 * at] = re[at];
+          pairs[2 * at + 1] = im[at];
+        }
+        const double* real_pairs[sp::detail::dense_lanes]{};
+        const double* imag_pairs[sp::detail::dense_lanes]{};
+        for (int lane = 0; lane < count; ++lane) {
+          real_pairs[lane] = pairs.data() + 2 * square * lane;
+          imag_pairs[lane] = pairs.data() + 2 * square * lane + 1;
+        }
+        const auto prepared = [&](bool at_once, std::vector<double>& buffer, bool* refused, int step = 1) {
           buffer.assign(sp::detail::dense_lane_group::columns_size(n, complex) +
                             sp::detail::dense_lane_group::x0_size(n, complex),
                         -1.0);
@@ -149,10 +175,13 @@ TEST_CASE("batch lanes: the preparation four matrices at once equals the one mat
           g.complex = complex;
           g.columns = buffer.data();
           g.x0 = buffer.data() + sp::detail::dense_lane_group::columns_size(n, complex);
+          g.step = step;
+          const double* const* from_real = step == 1 ? real : real_pairs;
+          const double* const* from_imag = step == 1 ? imag : imag_pairs;
           if (at_once) {
-            g.prepare(real, imag, count, refused);
+            g.prepare(from_real, from_imag, count, refused);
           } else {
-            g.prepare_each(real, imag, count, refused);
+            g.prepare_each(from_real, from_imag, count, refused);
           }
           return g;
         };
@@ -164,6 +193,12 @@ TEST_CASE("batch lanes: the preparation four matrices at once equals the one mat
         CAPTURE(count);
         CAPTURE(complex);
         CHECK(vector_buffer == each_buffer);
+        std::vector<double> vector_pairs_buffer, each_pairs_buffer;
+        bool refused_pairs[sp::detail::dense_lanes]{};
+        prepared(true, vector_pairs_buffer, refused_pairs, 2);
+        prepared(false, each_pairs_buffer, refused_pairs, 2);
+        CHECK(vector_pairs_buffer == vector_buffer);
+        CHECK(each_pairs_buffer == each_buffer);
         const auto close = [](double x, double y) { return x == y || std::fabs(x - y) <= 1e-14 * std::fabs(y); };
         for (int lane = 0; lane < count; ++lane) {
           CHECK(vector_refused[lane] == each_refused[lane]);

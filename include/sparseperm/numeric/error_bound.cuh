@@ -19,6 +19,7 @@
 //
 // Everything the bound is computed from is itself rounded; the margins (1 + 2^−40 factors, γ of a
 // few more operations than happen) cover that with room to spare.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -56,9 +57,10 @@ constexpr int grid_exponent(double abs_sum) {
   if (!std::is_constant_evaluated()) {  // at run time from the exponent: the loop takes a thousand steps
     if (!(s > 0x1p-1021)) return -1021;
     if (!(s <= 0x1p1023)) return 1024;
-    int exponent = 0;
-    const double mantissa = std::frexp(s, &exponent);  // s = mantissa·2^exponent, mantissa in [1/2, 1)
-    return mantissa == 0.5 ? exponent - 1 : exponent;
+    // s is normal: s = 1.f · 2^(b − 1023) with b its biased exponent; 2^e ≥ s from e = b − 1023 (f = 0)
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(s);
+    const int biased = static_cast<int>(bits >> 52);  // s > 0: no sign bit
+    return (bits & ((std::uint64_t{1} << 52) - 1)) == 0 ? biased - 1023 : biased - 1022;
   }
   int e = -1021;
   double p = power_of_two<double>(e);
@@ -145,6 +147,15 @@ class grid_rounding_builder {
   static constexpr void multiply(scaled& s, double v) {
     s.mantissa *= v;
     if (s.mantissa == 0) return;
+    if (!std::is_constant_evaluated()) {  // a normal product at run time: its exponent from its bits
+      const std::uint64_t bits = std::bit_cast<std::uint64_t>(s.mantissa);
+      const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+      if (biased != 0 && biased != 0x7ff) {  // (the loops below halve and double exactly: the same result)
+        s.exponent += biased - 1023;
+        s.mantissa = std::bit_cast<double>((bits & ~(std::uint64_t{0x7ff} << 52)) | (std::uint64_t{1023} << 52));
+        return;
+      }
+    }
     while (s.mantissa >= 2) s.mantissa /= 2, ++s.exponent;
     while (s.mantissa < 1) s.mantissa *= 2, --s.exponent;
   }

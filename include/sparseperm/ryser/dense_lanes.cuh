@@ -291,12 +291,12 @@ struct lanes_avx2 {
   };
   template <bool Complex>
   __attribute__((target("avx2,fma"))) static void sum_row(int n, int i, const double* const* re,
-                                                          const double* const* im, lane_vector* column_sums,
+                                                          const double* const* im, int step, lane_vector* column_sums,
                                                           row_sums<Complex>& r) {
     lane_vector l1[2] = {}, sum[2] = {};
     const std::size_t row = static_cast<std::size_t>(i) * n;
     for (int j = 0; j < n; ++j) {
-      const std::size_t at = row + static_cast<std::size_t>(j);
+      const std::size_t at = (row + static_cast<std::size_t>(j)) * step;
       r.re[j] = lane_vector{re[0][at], re[1][at], re[2][at], re[3][at]};
       lane_vector m;
       if constexpr (Complex) {
@@ -353,14 +353,15 @@ struct lanes_avx2 {
 
   template <bool Complex>
   __attribute__((target("avx2,fma"))) static void prepare(int n, const double* const* re, const double* const* im,
-                                                          double* columns, double* x0,
+                                                          int step, double* columns, double* x0,
                                                           grid_rounding_facts facts[dense_lanes]) {
-    lane_vector column_sums[dense_lanes_max_n] = {};
+    lane_vector column_sums[dense_lanes_max_n];
+    for (int j = 0; j < n; ++j) column_sums[j] = lane_vector{};
     grid_rounding_builder builders[dense_lanes];
     bool representable[dense_lanes] = {true, true, true, true};
     row_sums<Complex> r;
     for (int i = 0; i < n; ++i) {
-      sum_row<Complex>(n, i, re, im, column_sums, r);
+      sum_row<Complex>(n, i, re, im, step, column_sums, r);
       lane_vector c;
       for (int lane = 0; lane < dense_lanes; ++lane) {
         const int e = grid_exponent(r.l1[lane]);
@@ -391,6 +392,7 @@ struct dense_lane_group {
   bool complex = false;
   double* columns = nullptr;  // n·n·parts lane vectors
   double* x0 = nullptr;       // n·parts lane vectors: x_0, then the walk's state
+  int step = 1;               // doubles from one entry of the values prepare reads to the next
   grid_rounding_facts facts[dense_lanes];
 
   static std::size_t columns_size(int n, bool complex) {
@@ -400,7 +402,8 @@ struct dense_lane_group {
     return static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes;
   }
 
-  // Lane l gets the matrix with row-major parts real[l] and imag[l] (nullptr: real values). Every
+  // Lane l gets the matrix with row-major parts real[l] and imag[l] (nullptr: real values; entries
+  // `step` doubles apart). Every
   // value must be finite. refused[l]: the lane's row grids cannot certify its matrix
   // (row_grid_refusal's reasons), which then needs another route. The facts are row_grids_of's
   // but for the moduli of complex values: square roots rounded up (hypot where the squares would
@@ -415,9 +418,9 @@ struct dense_lane_group {
         im[lane] = imag ? imag[lane < count ? lane : 0] : nullptr;
       }
       if (complex) {
-        lanes_avx2::prepare<true>(n, re, im, columns, x0, facts);
+        lanes_avx2::prepare<true>(n, re, im, step, columns, x0, facts);
       } else {
-        lanes_avx2::prepare<false>(n, re, im, columns, x0, facts);
+        lanes_avx2::prepare<false>(n, re, im, step, columns, x0, facts);
       }
       for (int lane = 0; lane < count; ++lane) refused[lane] = lane_refused(facts[lane]);
       return;
@@ -445,19 +448,19 @@ struct dense_lane_group {
     std::fill(column_sums, column_sums + n, 0.0);
     const std::size_t column_stride = static_cast<std::size_t>(n) * parts * dense_lanes;
     for (int i = 0; i < n; ++i) {
-      const double* row_re = re + static_cast<std::size_t>(i) * n;
-      const double* row_im = Complex ? im + static_cast<std::size_t>(i) * n : nullptr;
+      const double* row_re = re + static_cast<std::size_t>(i) * n * step;
+      const double* row_im = Complex ? im + static_cast<std::size_t>(i) * n * step : nullptr;
       // Σ(|re| + |im|) for the grid, Σ|a| for the bound, in two chains each
       double l1[2]{}, sum[2]{};
       bool negative = Complex;
       for (int j = 0; j < n; ++j) {
         if constexpr (Complex) {
-          modulus[j] = lane_modulus_of(row_re[j], row_im[j]);
-          l1[j & 1] += std::fabs(row_re[j]) + std::fabs(row_im[j]);
+          modulus[j] = lane_modulus_of(row_re[j * step], row_im[j * step]);
+          l1[j & 1] += std::fabs(row_re[j * step]) + std::fabs(row_im[j * step]);
         } else {
-          modulus[j] = std::fabs(row_re[j]);
+          modulus[j] = std::fabs(row_re[j * step]);
           l1[j & 1] += modulus[j];
-          negative = negative || row_re[j] < 0;
+          negative = negative || row_re[j * step] < 0;
         }
         sum[j & 1] += modulus[j];
         column_sums[j] += modulus[j];
@@ -469,17 +472,17 @@ struct dense_lane_group {
       double rho_chains[2]{}, total[2]{}, total_imag[2]{};
       double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
       for (int j = 0; j < n; ++j, entry += column_stride) {
-        const double v = (row_re[j] + c) - c;
+        const double v = (row_re[j * step] + c) - c;
         entry[0] = v;
         total[j & 1] += v;  // exact on the grid, in any order
         double change;
         if constexpr (Complex) {
-          const double w = (row_im[j] + c) - c;
+          const double w = (row_im[j * step] + c) - c;
           entry[dense_lanes] = w;
           total_imag[j & 1] += w;
-          change = lane_modulus_of(v - row_re[j], w - row_im[j]);
+          change = lane_modulus_of(v - row_re[j * step], w - row_im[j * step]);
         } else {
-          change = std::fabs(v - row_re[j]);
+          change = std::fabs(v - row_re[j * step]);
         }
         // the modulus is rounded up by a few ulps: the ratio's margin covers it
         rho_chains[j & 1] = std::max(rho_chains[j & 1], change / modulus[j]);

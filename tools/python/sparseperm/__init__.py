@@ -438,12 +438,10 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
     if isinstance(batch, np.ndarray) and batch.ndim == 3:
         if batch.shape[1] != batch.shape[2]:
             raise ValueError(f"the matrices are {batch.shape[1]} x {batch.shape[2]}: not square")
-        values = _as_dense_values(batch)
-        if np.iscomplexobj(values):
-            records = _core.compute_dense_batch(np.ascontiguousarray(values.real),
-                                                np.ascontiguousarray(values.imag), options)
-        else:
-            records = _core.compute_dense_batch(np.ascontiguousarray(values), None, options)
+        values = np.ascontiguousarray(_as_dense_values(batch))
+        complex_values = np.iscomplexobj(values)  # complex128 read in place, as float64 pairs
+        records = _core.compute_dense_batch(values.view(np.float64) if complex_values else values,
+                                            complex_values, options)
     else:
         records = _core.compute_batch([_coordinates(a) for a in batch], options)
     return Results(records)

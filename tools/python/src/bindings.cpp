@@ -439,18 +439,17 @@ void define_batches(nb::module_& m) {
       nb::arg("items"), nb::arg("options"));
   m.def(
       "compute_dense_batch",
-      [](const dense_batch& real, const std::optional<dense_batch>& imag, const door_options& options) {
-        const int batch = static_cast<int>(real.shape(0)), n = static_cast<int>(real.shape(1));
-        if (real.shape(2) != real.shape(1)) throw std::invalid_argument("the matrices are not square");
-        if (imag &&
-            (imag->shape(0) != real.shape(0) || imag->shape(1) != real.shape(1) || imag->shape(2) != real.shape(2)))
-          throw std::invalid_argument("the imaginary parts' shape differs");
-        const double* im = imag ? imag->data() : nullptr;
+      // values: float64 of shape (B, n, n), or complex128's float64 view (B, n, 2n), read in place
+      [](const dense_batch& values, bool complex, const door_options& options) {
+        const int batch = static_cast<int>(values.shape(0)), n = static_cast<int>(values.shape(1));
+        if (values.shape(2) != values.shape(1) * (complex ? 2 : 1))
+          throw std::invalid_argument("the matrices are not square");
+        const double* real = values.data();
         return batch_records{interruptible(batch >= 64 || n >= long_run_size, [&](sparseperm::progress_counter& p) {
-          return compute_dense_batch(batch, n, real.data(), im, options, p);
+          return compute_dense_batch(batch, n, real, complex ? real + 1 : nullptr, complex ? 2 : 1, options, p);
         })};
       },
-      nb::arg("real"), nb::arg("imag").none(), nb::arg("options"));
+      nb::arg("values"), nb::arg("complex"), nb::arg("options"));
 }
 
 nb::dict inspection_dict(const door_inspection& in) {

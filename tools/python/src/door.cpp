@@ -123,15 +123,16 @@ namespace {
 
 // Dense matrix k of B, row-major one after the other, as the library's sparse_matrix (zeros left out,
 // a value that is not finite refused), with the options' multiplicities.
-sparse_matrix dense_matrix(int n, const double* real, const double* imag, std::int64_t k, const door_options& o) {
-  const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+sparse_matrix dense_matrix(const dense_matrices& values, std::int64_t k, const door_options& o) {
+  const int n = values.n;
   std::vector<matrix_entry> entries;
-  entries.reserve(size);
-  const double* re = real + static_cast<std::size_t>(k) * size;
-  const double* im = imag ? imag + static_cast<std::size_t>(k) * size : nullptr;
+  entries.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+  const double* re = values.real_of(k);
+  const double* im = values.imag_of(k);
   for (int j = 0; j < n; ++j) {  // column-major: the matrix's own order, nothing to sort
     for (int i = 0; i < n; ++i) {
-      const std::size_t at = static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
+      const std::size_t at = (static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)) *
+                             static_cast<std::size_t>(values.step);
       const double x = re[at], y = im ? im[at] : 0.0;
       if (x != 0 || y != 0 || !std::isfinite(x) || !std::isfinite(y)) entries.push_back(checked_entry(n, i, j, x, y));
     }
@@ -144,18 +145,20 @@ sparse_matrix dense_matrix(int n, const double* real, const double* imag, std::i
 permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& o,
                                progress_counter* progress) {
   check_size(n);
-  if (progress == nullptr && o.read) return compute_permanent(dense_matrix(n, real, imag, 0, o), *o.read);
-  return compute_permanent(dense_matrix(n, real, imag, 0, o), to_options(o, progress));
+  const dense_matrices one{1, n, real, imag};
+  if (progress == nullptr && o.read) return compute_permanent(dense_matrix(one, 0, o), *o.read);
+  return compute_permanent(dense_matrix(one, 0, o), to_options(o, progress));
 }
 
-std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
+std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
                                                   const door_options& o, progress_counter& progress) {
   check_size(n);
-  const auto matrix_at = [&](std::int64_t k) { return dense_matrix(n, real, imag, k, o); };
+  const dense_matrices values{batch, n, real, imag, step};
+  const auto matrix_at = [&](std::int64_t k) { return dense_matrix(values, k, o); };
   const compute_options options = to_options(o, &progress);
   if (!o.row_multiplicities.empty() || !o.column_multiplicities.empty())  // the arrays are not the matrices
-    return compute_permanents(batch, matrix_at, options);
-  return compute_permanents(batch, matrix_at, options, dense_matrices{batch, n, real, imag});
+    return compute_permanents(values.count, matrix_at, options);
+  return compute_permanents(values.count, matrix_at, options, values);
 }
 
 door_inspection inspect(const door_matrix& matrix, const door_options& o) {

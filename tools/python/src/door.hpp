@@ -54,8 +54,9 @@ std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matr
 // progress null: a brief run, which no Ctrl-C stops (the options are then used as read, not copied).
 permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& options,
                                progress_counter* progress);
-// B dense n × n matrices, row-major one after the other (imag null, or beside real).
-std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag,
+// B dense n × n matrices, row-major one after the other (imag null, or beside real), their entries
+// `step` doubles apart (2: numpy's complex128 read in place, imag = real + 1).
+std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
                                                   const door_options& options, progress_counter& progress);
 
 // The planner's view: every block with every engine's estimate, and the engine chosen.
