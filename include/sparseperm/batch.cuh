@@ -27,6 +27,7 @@
 //                                                        ones go to the lanes without a sparse_matrix
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -133,8 +134,11 @@ inline lanes_check check_for_lanes(int n, const double* re, const double* im, in
                  std::fabs(y) <= max_exact_integer;
       sum += std::fabs(x) + std::fabs(y);
     }
-    int exponent = 0;  // sum in [2^(exponent−1), 2^exponent): log2(sum) within one of exponent
-    std::frexp(sum, &exponent);
+    // sum in [2^(exponent−1), 2^exponent): log2(sum) within one of exponent (from the bits where
+    // sum is normal, as frexp gives it)
+    const int biased = static_cast<int>(std::bit_cast<std::uint64_t>(sum) >> 52);
+    int exponent = biased - 1022;
+    if (biased == 0 || biased == 0x7ff) std::frexp(sum, &exponent);
     log2_product += exponent;
   }
   if (integers && options.precision == precision::automatic) return c;  // exact by default

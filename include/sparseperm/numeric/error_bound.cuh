@@ -41,6 +41,12 @@ constexpr double gamma_of(double k, double unit) {
 // 2^k in T, for constant evaluation (no ldexp there); k in [−1074, 1023] for double.
 template <class T>
 constexpr T power_of_two(int k) {
+  if constexpr (std::is_same_v<T, double>) {  // at run time from the bits where 2^k is normal
+    if (!std::is_constant_evaluated() && k >= -1022 && k <= 1023)
+      return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
+    if (!std::is_constant_evaluated() && k >= -1074 && k < -1022)  // subnormal: one bit of the fraction
+      return std::bit_cast<double>(std::uint64_t{1} << (k + 1074));
+  }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::is_constant_evaluated()) return std::ldexp(T(1), k);  // the loop is for compile time
   }
