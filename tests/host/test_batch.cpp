@@ -237,6 +237,29 @@ TEST_CASE("batch lanes: a bound that says something") {
   CHECK(std::fabs(test_support::difference(r[1].value, truth)) > *r[1].error_bound);
 }
 
+// The lanes compute in double with compensated sums: a batch that asks for double-double gets it
+// matrix by matrix, as compute_permanent gives it (before, the lanes answered in double).
+TEST_CASE("batch lanes: double-double asked for is double-double, matrix by matrix") {
+  sp::random_stream s(12);
+  for (const bool complex : {false, true}) {
+    const dense_batch batch(s, 6, 9, complex);
+    const auto at = [&](std::int64_t k) { return batch.matrices[static_cast<std::size_t>(k)]; };
+    sp::compute_options dd = with_threads(2);
+    dd.precision = sp::precision::double_double;
+    const auto results = sp::compute_permanents(batch.count(), at, dd, batch.values(complex));
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      CAPTURE(complex);
+      CAPTURE(k);
+      CHECK_FALSE(from_lanes(results[k]));
+      REQUIRE(results[k].error_bound.has_value());
+      CHECK(*sp::trusted_digits(results[k]) >= 14);
+      sp::compute_options one = dd;
+      one.threads = 1;
+      CHECK(results[k].value == sp::compute_permanent(batch.matrices[k], one).value);
+    }
+  }
+}
+
 TEST_CASE("batch lanes: mixed batches keep their order; refused grids and other matrices take the planner") {
   sp::random_stream s(11);
   dense_batch batch(s, 5, 9, false);
