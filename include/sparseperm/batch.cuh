@@ -396,21 +396,21 @@ class batch_run {
         std::string("dense, no plan: Ryser's loop on ") +
         (lanes_have_avx2() ? "four matrices at once (AVX2 lanes)" : "four matrices at once (SIMD lanes)") +
         "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
-    parallel_for<schedule::dynamic_one>(static_cast<std::int64_t>(group_start.size() - 1), threads_,
-                                        [&](std::int64_t g) {
-                                          if (failed_.load(std::memory_order_relaxed) || stopped()) return;
-                                          const std::size_t first = group_start[static_cast<std::size_t>(g)];
-                                          const std::size_t end = group_start[static_cast<std::size_t>(g) + 1];
-                                          run_lane_group(order.data() + first, static_cast<int>(end - first), plan);
-                                        });
+    parallel_for<schedule::dynamic_one>(
+        static_cast<std::int64_t>(group_start.size() - 1), threads_, [&](std::int64_t g) {
+          if (failed_.load(std::memory_order_relaxed) || stopped()) return;
+          const std::size_t first = group_start[static_cast<std::size_t>(g)];
+          const int count = static_cast<int>(group_start[static_cast<std::size_t>(g) + 1] - first);
+          run_lane_group(order.data() + first, count, plan);
+        });
   }
 
   void run_lane_group(const std::int64_t* ks, int count, const std::string& plan) {
     const int n = values_ ? values_->n : matrices_[static_cast<std::size_t>(ks[0])]->n();
     const bool complex = complex_[static_cast<std::size_t>(ks[0])] != 0;
-    // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix
+    // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix: a thread's,
+    // kept from group to group (prepare writes every entry a walk reads)
     const std::size_t square = static_cast<std::size_t>(n) * n;
-    // a thread's buffer, kept from group to group (prepare writes every entry a walk reads)
     thread_local std::vector<double> buffer;
     buffer.resize(std::max(buffer.size(), dense_lane_group::columns_size(n, complex) +
                                               dense_lane_group::x0_size(n, complex) +

@@ -403,11 +403,10 @@ struct dense_lane_group {
   }
 
   // Lane l gets the matrix with row-major parts real[l] and imag[l] (nullptr: real values; entries
-  // `step` doubles apart). Every
-  // value must be finite. refused[l]: the lane's row grids cannot certify its matrix
-  // (row_grid_refusal's reasons), which then needs another route. The facts are row_grids_of's
-  // but for the moduli of complex values: square roots rounded up (hypot where the squares would
-  // leave double's normal range).
+  // `step` doubles apart). Every value must be finite. refused[l]: the lane's row grids cannot
+  // certify its matrix (row_grid_refusal's reasons), which then needs another route. The facts are
+  // row_grids_of's but for the moduli of complex values: square roots rounded up (hypot where the
+  // squares would leave double's normal range).
   void prepare(const double* const* real, const double* const* imag, int count, bool refused[dense_lanes]) {
 #if SPARSEPERM_LANES_AVX2
     if (lanes_have_avx2()) {
