@@ -809,6 +809,18 @@ inline bool exact_is_cheap(const sparse_matrix& matrix, const compute_options& w
   return *exact_seconds <= std::max(cheap_exact_seconds, wide_seconds ? 2 * *wide_seconds : 0.0);
 }
 
+// Whether an engine of a plan (its engines' names joined by '+') bounds through perm(|A|): then its
+// double-double run is the one to ask for, not only engines of running bounds.
+inline bool ran_a_priori_bound(std::string_view engines) {
+  for (;;) {
+    const std::size_t plus = engines.find('+');
+    const engine_description* engine = find_engine(engines.substr(0, plus));
+    if (engine != nullptr && engine->a_priori_bound) return true;
+    if (plus == std::string_view::npos) return false;
+    engines.remove_prefix(plus + 1);
+  }
+}
+
 // A floating result of precision::automatic that certifies fewer than options.digits: the same run in
 // double-double, where the engine asked for (or, under auto, an engine of the plan) runs it and the
 // time limit allows; otherwise the first result, whose plan says why it stops there. Not with a
@@ -827,9 +839,8 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
   }
   compute_options wider = options;
   wider.precision = precision::double_double;
-  // after a running bound (Ryser's, Glynn's), not an engine whose bound is through perm(|A|)
-  const engine_description* first_engine = find_engine(first.engine);
-  wider.running_bounds_only = first_engine == nullptr || !first_engine->a_priori_bound;
+  // after running bounds only (Ryser's, Glynn's), not an engine whose bound is through perm(|A|)
+  wider.running_bounds_only = !ran_a_priori_bound(first.engine);
   if (exact_is_cheap(matrix, wider)) return try_exact(matrix, options, std::move(first));
   try {
     permanent_result second = compute_once(matrix, wider);

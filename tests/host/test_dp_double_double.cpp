@@ -148,3 +148,35 @@ TEST_CASE("auto runs dp again in double-double where its double certifies too fe
   CHECK(e.plan.find("so exactly: exact dyadic") != std::string::npos);
   CHECK(error_of(e, exact_band_permanent(on_grid)) <= 0x1p-52 * std::hypot(e.value, e.imag));  // rounded once
 }
+
+TEST_CASE("auto runs again in double-double with dp where dp ran one block of several") {
+  // a 60 × 60 band (dp's) beside a dense complex 9 × 9 block (a Ryser engine's): the plan's engines are
+  // joined by '+', and the double-double run may use dp again for the band, which nothing else reaches
+  sp::random_stream stream(101);
+  const int band_n = 60, dense_n = 9;
+  std::vector<sp::matrix_entry> entries = random_band(stream, band_n, true).entries();
+  entries.front().value = 0x3p-100;  // no exact dyadic run first (as above)
+  entries.front().imag = 0;
+  const auto on_grid = [&] { return std::ldexp(std::floor(std::ldexp(2 * stream.uniform() - 1, 44)), -44); };
+  for (int i = 0; i < dense_n; ++i) {
+    for (int j = 0; j < dense_n; ++j) {
+      const double re = on_grid();
+      entries.push_back({band_n + i, band_n + j, re, on_grid()});
+    }
+  }
+  const sp::sparse_matrix a = sp::sparse_matrix::from_entries(band_n + dense_n, std::move(entries));
+  sp::compute_options in_double;
+  in_double.precision = sp::precision::double_sums;
+  const sp::permanent_result first = sp::compute_permanent(a, in_double);
+  CAPTURE(first.engine);
+  REQUIRE(first.engine.find('+') != std::string::npos);  // two engines: the case at hand
+  CHECK(sp::trusted_digits(first).value_or(0) < 10);
+  const sp::permanent_result r = sp::compute_permanent(a);
+  CAPTURE(r.plan);
+  const std::size_t again = r.plan.find("so again in double-double");
+  REQUIRE(again != std::string::npos);
+  CHECK(r.plan.find("dp", again) != std::string::npos);
+  CHECK(sp::trusted_digits(r).value_or(0) >= 10);
+  REQUIRE(r.error_bound.has_value());
+  CHECK(error_of(r, exact_band_permanent(a, 100)) <= *r.error_bound);
+}
