@@ -17,8 +17,11 @@
 // (floating values: double on row grids with compensated sums, for the automatic, double and
 // compensated precisions; double-double and exact go matrix by matrix through compute_permanent)
 // and a bound by the same analysis (numeric/error_bound.cuh). The row grids round values of full
-// precision, so there the lanes' bound keeps the grids' a-priori term and certifies fewer digits
-// than compute_permanent's split row sums (random Gaussian 8 x 8: about 8 against 13).
+// precision; where such values are signed or complex, the automatic precision's walk also bounds
+// what that rounding moves each term by (dense_lane_sums::excess, about as much work again), which
+// certifies one or two digits fewer than compute_permanent's split row sums (random Gaussian
+// 12 x 12: about 11 against 13); precision double, the fast path, keeps the grids' a-priori term
+// (there about 4 digits).
 //
 // options.engine is compute's engine_choice: auto (the routes above), engines::cpu_sparse (every
 // dense matrix on the CPU), engines::gpu_sparse (every dense floating one on the GPU), or any other
@@ -189,10 +192,10 @@ inline gpu_batch_size_choice choose_gpu_batch_mode(int n, std::int64_t count, bo
 }
 
 // Whether the GPU runs the dense matrices of these sizes sooner than `threads` CPU threads' lanes
-// would.
-inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, int threads) {
+// would (fine: the lanes' walk with the fine parts' sums, dense_lanes.cuh).
+inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, bool fine, int threads) {
   using cpu = engines::cpu_sparse;
-  const double lanes_factor = complex ? cpu::batch_complex_factor : 1;
+  const double lanes_factor = (complex ? cpu::batch_complex_factor : 1) * (fine ? cpu::batch_fine_factor : 1);
   std::vector<std::int64_t> count(dense_batch_max_n + 1, 0);
   double cpu_seconds = 0, gpu_seconds = engines::gpu_sparse::batch_setup_seconds;
   for (int n : sizes) {
@@ -353,7 +356,7 @@ class batch_run {
         sizes.push_back(values_ ? values_->n : matrix(k).n());
         complex = complex || complex_[static_cast<std::size_t>(k)];
       }
-      on_gpu = gpu_batch_pays(sizes, complex, threads_);
+      on_gpu = gpu_batch_pays(sizes, complex, options_.precision == precision::automatic, threads_);
     }
 #endif
     if (on_gpu) {  // the GPU's route reads sparse matrices
@@ -447,7 +450,10 @@ class batch_run {
     }
     bool refused[dense_lanes]{};
     group.prepare(real, imag, count, refused);
-    const dense_lane_sums sums = group.walk([&] { return !stopped() && !failed_.load(std::memory_order_relaxed); });
+    // the fine parts' sums where they certify more digits, unless double is asked for: its fast path
+    const bool fine = options_.precision == precision::automatic && group.fine_parts_pay(count);
+    const dense_lane_sums sums =
+        group.walk([&] { return !stopped() && !failed_.load(std::memory_order_relaxed); }, fine);
     if (stopped() || failed_.load(std::memory_order_relaxed)) return;  // partial sums: no results
     for (int lane = 0; lane < count; ++lane) {
       const std::int64_t k = ks[lane];
@@ -461,7 +467,7 @@ class batch_run {
         permanent_result& r = results_[at];
         r.engine = engines::cpu_sparse::name;
         dense_lane_group::set_result(r, n, complex, sums, lane, group.facts[lane]);
-        r.plan = plan;
+        r.plan = sums.fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
         if (!values_) add_input_rounding(r, *matrices_[at]);
       });
     }

@@ -2,7 +2,8 @@
 // at a time and against exact rational permanents; the same results whether the batch reads dense
 // arrays (also complex128's pairs in place) or sparse matrices; every size of group (1 to 4
 // matrices) and lane count; mixed batches keep their order; a matrix whose row grids refuse goes to the planner; a bound that says
-// something (a matrix changed by one part in 10^9 falls outside it).
+// something (a matrix changed by one part in 10^9 falls outside it), also where values of full
+// precision cancel (exact big-integer permanents).
 #include <doctest/doctest.h>
 
 #include <sparseperm/batch.cuh>
@@ -15,7 +16,9 @@
 
 #include "test_support.hpp"
 
+#include "../bound_tally.hpp"
 #include "../complex_reference.hpp"
+#include "../exact_dyadic.hpp"
 
 namespace sp = sparseperm;
 
@@ -106,7 +109,7 @@ TEST_CASE("batch lanes: each result within its bound of compute_permanent's and 
           REQUIRE(one.error_bound.has_value());
           CHECK(std::hypot(r.value - one.value, r.imag - one.imag) <= *r.error_bound + *one.error_bound);
           // as informative as the engine's own where the values sit on their row grids; elsewhere the
-          // lanes keep the grids' a-priori term, which cpu-sparse's split row sums avoid
+          // lanes bound the grids' rounding (the next test), which cpu-sparse's split row sums avoid
           if (!sp::detail::row_grids_of<double>(batch.matrices[k]).facts.change) {
             CHECK(*r.error_bound <= 1.5 * *one.error_bound);
           }
@@ -123,6 +126,50 @@ TEST_CASE("batch lanes: each result within its bound of compute_permanent's and 
     }
   }
   CHECK(exact_checked >= 24);
+}
+
+TEST_CASE("batch lanes: where values of full precision cancel, the bound from the terms' row sums") {
+  // random signed real and complex matrices of 53-bit values, n = 7..13, against their exact dyadic
+  // permanents (big integers): the automatic precision's walk bounds what the grids' rounding moves
+  // each term by; precision double keeps the a-priori term, which certifies far fewer digits
+  sp::random_stream s(20261129);
+  for (const bool complex : {false, true}) {
+    exact_dyadic::bound_tally automatic, fast;
+    int outside = 0, tampered = 0;
+    for (int n = 7; n <= 13; ++n) {
+      std::vector<sp::sparse_matrix> matrices;
+      for (int k = 0; k < 16; ++k) matrices.push_back(exact_dyadic::random_cancelling(s, n, complex));
+      const auto at = [&](std::int64_t k) { return matrices[static_cast<std::size_t>(k)]; };
+      sp::compute_options in_double = with_threads(1);
+      in_double.precision = sp::precision::double_sums;
+      const auto results = sp::compute_permanents(16, at, with_threads(1));
+      const auto fast_results = sp::compute_permanents(16, at, in_double);
+      for (std::size_t k = 0; k < matrices.size(); ++k) {
+        const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+        CHECK(from_lanes(results[k]));
+        CHECK(results[k].plan.find("bounded from the terms") != std::string::npos);
+        CHECK(fast_results[k].plan.find("bounded from the terms") == std::string::npos);
+        automatic.check(results[k], exact_dyadic::exact_complex_permanent(matrices[k]), what);
+        fast.check(fast_results[k], exact_dyadic::exact_complex_permanent(matrices[k]), what + ", double");
+        // the bound says something: one entry changed by one part in 10^9 moves the exact permanent
+        // outside it
+        if (k % 4 != 0) continue;
+        std::vector<sp::matrix_entry> entries = matrices[k].entries();
+        entries[k].value *= 1 + 1e-9;
+        const auto changed = exact_dyadic::exact_complex_permanent(sp::sparse_matrix::from_entries(n, entries));
+        ++tampered;
+        if (exact_dyadic::error_of(results[k], changed) > *results[k].error_bound) ++outside;
+      }
+    }
+    CAPTURE(complex);
+    CHECK(automatic.checked == 112);
+    CHECK(automatic.median() >= 10);
+    CHECK(fast.median() + 3 <= automatic.median());
+    CHECK(outside >= tampered * 9 / 10);
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": median digits " << automatic.median() << ", precision double " << fast.median()
+            << "; changed by 1e-9 and outside the bound: " << outside << " of " << tampered);
+  }
 }
 
 // The lanes' preparation four matrices at once (AVX2, where the CPU has it) against the portable one

@@ -9,7 +9,9 @@
 // Arithmetic as cpu-sparse's floating runs: the values on their row grids (every x exact, so the
 // order of the additions does not matter), each product a balanced tree of n − 1 multiplications
 // (the same rounding count as any order), terms summed plainly within runs of 8 steps and each run's
-// sum added with TwoSum (error_bound.cuh's compensated sums with block = 8).
+// sum added with TwoSum (error_bound.cuh's compensated sums with block = 8). What the grids' rounding
+// moves each term by is bounded from the row sums the walk visits (dense_lane_sums::excess; the
+// `Fine` walk, numeric/bounds.md), or a priori on the fast path.
 //
 // The step loop is compiled twice, for AVX2 with FMA where the CPU has them (chosen at run time:
 // the library is compiled for any x86-64) and for the compiler's baseline target, where the
@@ -58,18 +60,28 @@ typedef double lane_vector_in_memory __attribute__((vector_size(32), aligned(8))
 typedef long long lane_bits __attribute__((vector_size(32)));
 
 // (the helpers take and give vectors by reference: a vector by value is what GCC's -Wpsabi notes)
-SPARSEPERM_LANES_INLINE void add_abs(lane_vector& total, const lane_vector& v) {
+SPARSEPERM_LANES_INLINE void set_abs(lane_vector& out, const lane_vector& v) {
   constexpr long long magnitude = 0x7fffffffffffffffLL;
-  total += reinterpret_cast<lane_vector>(reinterpret_cast<const lane_bits&>(v) &
-                                         lane_bits{magnitude, magnitude, magnitude, magnitude});
+  out = reinterpret_cast<lane_vector>(reinterpret_cast<const lane_bits&>(v) &
+                                      lane_bits{magnitude, magnitude, magnitude, magnitude});
+}
+SPARSEPERM_LANES_INLINE void add_abs(lane_vector& total, const lane_vector& v) {
+  lane_vector a;
+  set_abs(a, v);
+  total += a;
 }
 
-// What the walk of four matrices leaves: per lane its compensated sums (real and imaginary parts)
-// and Σ|t| (of each part).
+// What the walk of four matrices leaves: per lane its compensated sums (real and imaginary parts),
+// Σ|t| (of each part), and what the values' fine parts can move the terms by: Σ max(P1 − P0, 0)
+// with P1 = Π (m_i + F_i) and P0 = Π m_i, m_i ≥ |x_i| (complex: max + k·min of |re|, |im|; Σ P0 is `base`;
+// real: P0 = |t|), F_i the row's Σ_j |a_ij − â_ij| / 2 (numeric/bounds.md, "Values off their grids").
 struct dense_lane_sums {
   double sum[2][dense_lanes]{};
   double compensation[2][dense_lanes]{};
   double magnitude[2][dense_lanes]{};
+  double excess[dense_lanes]{};
+  double base[dense_lanes]{};
+  bool fine = false;  // excess and base were summed
 };
 
 template <bool Complex>
@@ -96,9 +108,16 @@ SPARSEPERM_LANES_INLINE void lane_product(const lane_value<Complex>* x, lane_val
   }
 }
 
+inline constexpr double lane_modulus_slope = 0x1.a827999fcef34p-2;  // 0.41421356237309515: k² + 2k ≥ 1 exactly
+
+SPARSEPERM_LANES_INLINE void add_positive(lane_vector& total, const lane_vector& v) {
+  total += reinterpret_cast<lane_vector>((v > 0.0) & reinterpret_cast<const lane_bits&>(v));
+}
+
 // The walk of one group: columns[(j·n + i)·parts + p] and x0[i·parts + p] are lane vectors (four
-// matrices' entry (i, j), part p), in memory as dense_lane_group keeps them.
-template <int N, bool Complex>
+// matrices' entry (i, j), part p), fine[i] row i's F_i (dense_lane_sums), in memory as
+// dense_lane_group keeps them.
+template <int N, bool Complex, bool Fine>
 struct lane_walk {
   static constexpr int parts = Complex ? 2 : 1;
   using value = lane_value<Complex>;
@@ -118,66 +137,113 @@ struct lane_walk {
       flip<-1>(x, columns, j);
     }
   }
-  // the term of the current x into the run's sums, with sign (−1)^g
+  // the sums the term of the current x adds to
+  struct accumulators {
+    value run;
+    lane_vector magnitude[parts];
+    lane_vector excess, base;
+    const lane_vector_in_memory* fine;
+  };
+  // the term of the current x into the run's sums, with sign (−1)^g, and its P1 − P0
   template <bool Odd>
-  SPARSEPERM_LANES_INLINE static void add_term(const value* x, value& run, lane_vector* magnitude) {
+  SPARSEPERM_LANES_INLINE static void add_term(const value* x, accumulators& a) {
     value t;
     lane_product<0, N, Complex>(x, t);
     for (int p = 0; p < parts; ++p) {
-      run.part[p] = Odd ? run.part[p] - t.part[p] : run.part[p] + t.part[p];
-      add_abs(magnitude[p], t.part[p]);
+      a.run.part[p] = Odd ? a.run.part[p] - t.part[p] : a.run.part[p] + t.part[p];
+      add_abs(a.magnitude[p], t.part[p]);
     }
+    if constexpr (Fine) add_excess(x, t, a);
   }
+  // max(P1 − P0, 0) (dense_lane_sums) into its sum; the products in four chains as the rows come
+  // (n − 1 roundings as any order), so that no row's m_i or y_i stays live
+  SPARSEPERM_LANES_INLINE static void add_excess(const value* x, const value& t, accumulators& a) {
+    constexpr int chains = N < 4 ? N : 4;
+    lane_vector p1[chains], p0[chains];
+    for (int i = 0; i < N; ++i) {
+      lane_vector m;
+      set_abs(m, x[i].part[0]);
+      if constexpr (Complex) {  // |re + i·im| ≤ max + k·min (k² + 2k ≥ 1): at most 8.3 % above
+        lane_vector b;
+        set_abs(b, x[i].part[1]);
+        const lane_vector larger = m > b ? m : b;
+        const lane_vector smaller = m > b ? b : m;
+        m = larger + lane_modulus_slope * smaller;
+      }
+      const lane_vector y = m + a.fine[i];
+      if (i < chains) {
+        p1[i] = y;
+        if constexpr (Complex) p0[i] = m;
+      } else {
+        p1[i % chains] *= y;
+        if constexpr (Complex) p0[i % chains] *= m;
+      }
+    }
+    lane_vector product = p1[0], base;
+    for (int c = 1; c < chains; ++c) product *= p1[c];
+    if constexpr (Complex) {
+      base = p0[0];
+      for (int c = 1; c < chains; ++c) base *= p0[c];
+      a.base += base;
+    } else {
+      set_abs(base, t.part[0]);
+    }
+    add_positive(a.excess, product - base);
+  }
+
   // steps 1..7 of a run of 8 (g = 8q + s): column ctz(s), inclusion where bit ctz(s) + 1 of g is 0,
   // which for s = 4 is bit 3 of g, the run's parity
-  SPARSEPERM_LANES_INLINE static void run_steps(value* x, const double* columns, bool odd_run, value& run,
-                                                lane_vector* magnitude) {
+  SPARSEPERM_LANES_INLINE static void run_steps(value* x, const double* columns, bool odd_run, accumulators& a) {
     flip<1>(x, columns, 0);  // s = 1
-    add_term<true>(x, run, magnitude);
+    add_term<true>(x, a);
     flip<1>(x, columns, 1);  // s = 2
-    add_term<false>(x, run, magnitude);
+    add_term<false>(x, a);
     flip<-1>(x, columns, 0);  // s = 3
-    add_term<true>(x, run, magnitude);
+    add_term<true>(x, a);
     flip(x, columns, 2, !odd_run);  // s = 4
-    add_term<false>(x, run, magnitude);
+    add_term<false>(x, a);
     flip<1>(x, columns, 0);  // s = 5
-    add_term<true>(x, run, magnitude);
+    add_term<true>(x, a);
     flip<-1>(x, columns, 1);  // s = 6
-    add_term<false>(x, run, magnitude);
+    add_term<false>(x, a);
     flip<-1>(x, columns, 0);  // s = 7
-    add_term<true>(x, run, magnitude);
+    add_term<true>(x, a);
   }
 
   // Runs [first, end) of the walk (run q: steps 8q .. 8q + 7; run 0 begins with x_0's own term):
   // x is the state after the runs before first (x_0 for first = 0) and becomes the state after end;
   // the sums go on from what `sums` holds.
-  SPARSEPERM_LANES_INLINE static void walk(const double* columns, double* x_state, std::uint32_t first,
-                                           std::uint32_t end, dense_lane_sums& sums) {
+  SPARSEPERM_LANES_INLINE static void walk(const double* columns, const double* fine, double* x_state,
+                                           std::uint32_t first, std::uint32_t end, dense_lane_sums& sums) {
     static_assert(N >= dense_lanes_min_n && N <= dense_lanes_max_n, "lane_walk: no step loop for this n");
     lane_vector_in_memory* state = reinterpret_cast<lane_vector_in_memory*>(x_state);
     value x[N];
     for (int i = 0; i < N; ++i)
       for (int p = 0; p < parts; ++p) x[i].part[p] = state[i * parts + p];
-    lane_vector sum[parts], compensation[parts], magnitude[parts];
+    lane_vector sum[parts], compensation[parts];
+    accumulators a;
+    a.fine = reinterpret_cast<const lane_vector_in_memory*>(fine);
     for (int p = 0; p < parts; ++p) {
       std::memcpy(&sum[p], sums.sum[p], sizeof sum[p]);
       std::memcpy(&compensation[p], sums.compensation[p], sizeof compensation[p]);
-      std::memcpy(&magnitude[p], sums.magnitude[p], sizeof magnitude[p]);
+      std::memcpy(&a.magnitude[p], sums.magnitude[p], sizeof a.magnitude[p]);
     }
+    std::memcpy(&a.excess, sums.excess, sizeof a.excess);
+    std::memcpy(&a.base, sums.base, sizeof a.base);
     for (std::uint32_t q = first; q < end; ++q) {
-      value run{};
+      a.run = value{};
       if (q == 0) {
-        add_term<false>(x, run, magnitude);  // g = 0: x_0 itself
-      } else {                               // g = 8q: column 3 + ctz(q), inclusion where the bit above it is 0
+        add_term<false>(x, a);  // g = 0: x_0 itself
+      } else {                  // g = 8q: column 3 + ctz(q), inclusion where the bit above it is 0
         const int j = dense_lanes_run_bits + trailing_zeros32(q);
         flip(x, columns, j, ((q >> (j - dense_lanes_run_bits + 1)) & 1u) == 0);
-        add_term<false>(x, run, magnitude);
+        add_term<false>(x, a);
       }
-      run_steps(x, columns, (q & 1u) != 0, run, magnitude);
+      run_steps(x, columns, (q & 1u) != 0, a);
       for (int p = 0; p < parts; ++p) {  // TwoSum of the run's sum into the total
-        const lane_vector t = sum[p] + run.part[p];
+        const lane_vector t = sum[p] + a.run.part[p];
         const lane_vector v_part = t - sum[p];
-        compensation[p] += (sum[p] - (t - v_part)) + (run.part[p] - v_part);
+        compensation[p] += (sum[p] - (t - v_part)) + (a.run.part[p] - v_part);
         sum[p] = t;
       }
     }
@@ -186,41 +252,44 @@ struct lane_walk {
     for (int p = 0; p < parts; ++p) {
       std::memcpy(sums.sum[p], &sum[p], sizeof sum[p]);
       std::memcpy(sums.compensation[p], &compensation[p], sizeof compensation[p]);
-      std::memcpy(sums.magnitude[p], &magnitude[p], sizeof magnitude[p]);
+      std::memcpy(sums.magnitude[p], &a.magnitude[p], sizeof a.magnitude[p]);
     }
+    std::memcpy(sums.excess, &a.excess, sizeof a.excess);
+    std::memcpy(sums.base, &a.base, sizeof a.base);
   }
 };
 
-using lane_walk_function = void (*)(const double*, double*, std::uint32_t, std::uint32_t, dense_lane_sums&);
+using lane_walk_function = void (*)(const double*, const double*, double*, std::uint32_t, std::uint32_t,
+                                    dense_lane_sums&);
 
-template <int N, bool Complex>
-void lane_walk_baseline(const double* columns, double* x, std::uint32_t first, std::uint32_t end,
+template <int N, bool Complex, bool Fine>
+void lane_walk_baseline(const double* columns, const double* fine, double* x, std::uint32_t first, std::uint32_t end,
                         dense_lane_sums& sums) {
-  lane_walk<N, Complex>::walk(columns, x, first, end, sums);
+  lane_walk<N, Complex, Fine>::walk(columns, fine, x, first, end, sums);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__)
 #  define SPARSEPERM_LANES_AVX2 1
-template <int N, bool Complex>
-__attribute__((target("avx2,fma"))) void lane_walk_avx2(const double* columns, double* x, std::uint32_t first,
-                                                        std::uint32_t end, dense_lane_sums& sums) {
-  lane_walk<N, Complex>::walk(columns, x, first, end, sums);
+template <int N, bool Complex, bool Fine>
+__attribute__((target("avx2,fma"))) void lane_walk_avx2(const double* columns, const double* fine, double* x,
+                                                        std::uint32_t first, std::uint32_t end, dense_lane_sums& sums) {
+  lane_walk<N, Complex, Fine>::walk(columns, fine, x, first, end, sums);
 }
 #else
 #  define SPARSEPERM_LANES_AVX2 0
 #endif
 
-template <bool Complex, int... K>
+template <bool Complex, bool Fine, int... K>
 lane_walk_function lane_walk_for(int n, bool avx2, std::integer_sequence<int, K...>) {
   lane_walk_function f = nullptr;
   (void)avx2;
 #if SPARSEPERM_LANES_AVX2
   if (avx2) {
-    ((n == K + dense_lanes_min_n ? (f = &lane_walk_avx2<K + dense_lanes_min_n, Complex>, 0) : 0), ...);
+    ((n == K + dense_lanes_min_n ? (f = &lane_walk_avx2<K + dense_lanes_min_n, Complex, Fine>, 0) : 0), ...);
     return f;
   }
 #endif
-  ((n == K + dense_lanes_min_n ? (f = &lane_walk_baseline<K + dense_lanes_min_n, Complex>, 0) : 0), ...);
+  ((n == K + dense_lanes_min_n ? (f = &lane_walk_baseline<K + dense_lanes_min_n, Complex, Fine>, 0) : 0), ...);
   return f;
 }
 
@@ -234,11 +303,12 @@ inline bool lanes_have_avx2() {
 #endif
 }
 
-// The step loop of n × n matrices (dense_lanes_min_n ≤ n ≤ dense_lanes_max_n).
-template <bool Complex>
+// The step loop of n × n matrices (dense_lanes_min_n ≤ n ≤ dense_lanes_max_n); Fine: with the fine
+// parts' sums (dense_lane_sums::excess).
+template <bool Complex, bool Fine>
 lane_walk_function lane_walk_of(int n) {
-  return lane_walk_for<Complex>(n, lanes_have_avx2(),
-                                std::make_integer_sequence<int, dense_lanes_max_n - dense_lanes_min_n + 1>{});
+  return lane_walk_for<Complex, Fine>(n, lanes_have_avx2(),
+                                      std::make_integer_sequence<int, dense_lanes_max_n - dense_lanes_min_n + 1>{});
 }
 
 // |re + i·im| rounded up by a few ulps: a square root where the squares stay normal (nanoseconds,
@@ -255,6 +325,10 @@ inline double lane_modulus_of(double re, double im) {
 inline double lane_grid_constant(int e) {
   return 1.5 * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1 + 1023) << 52);
 }
+
+// F_i = Σ_j |a_ij − â_ij| / 2 rounded up: the sum of n ≤ 30 exact differences is short by at most
+// γ_29 < 2^−48, and this factor's own rounding keeps more than 2^−45 of it.
+inline constexpr double lane_fine_margin = 1 + 0x1p-44;
 
 // Whether a lane's row grids cannot certify its matrix (row_grid_refusal's reasons).
 inline bool lane_refused(const grid_rounding_facts& f) { return !f.representable || !(f.change < 1); }
@@ -316,14 +390,15 @@ struct lanes_avx2 {
     r.sum = sum[0] + sum[1];
   }
 
-  // Row i rounded to its grids (constant c a lane) into the columns and x_0; returns ρ's chains' max.
+  // Row i rounded to its grids (constant c a lane) into the columns, x_0 and F_i; returns ρ's
+  // chains' max.
   template <bool Complex>
   __attribute__((target("avx2,fma"))) static lane_vector round_row(int n, int i, const lane_vector& c,
                                                                    const row_sums<Complex>& r, double* columns,
                                                                    double* x0) {
     constexpr int parts = Complex ? 2 : 1;
     const std::size_t column_stride = static_cast<std::size_t>(n) * parts * dense_lanes;
-    lane_vector rho[2] = {}, total[2] = {}, total_imag[2] = {};
+    lane_vector rho[2] = {}, total[2] = {}, total_imag[2] = {}, fine[2] = {};
     double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes;
     for (int j = 0; j < n; ++j, entry += column_stride) {
       const lane_vector v = (r.re[j] + c) - c;
@@ -335,11 +410,15 @@ struct lanes_avx2 {
         std::memcpy(entry + dense_lanes, &w, sizeof w);
         total_imag[j & 1] += w;
         change = modulus(v - r.re[j], w - r.im[j]);
+        fine[j & 1] += abs(v - r.re[j]) + abs(w - r.im[j]);
       } else {
         change = abs(v - r.re[j]);
+        fine[j & 1] += change;
       }
       rho[j & 1] = __builtin_ia32_maxpd256(change / r.modulus[j], rho[j & 1]);  // std::max(rho, ratio)
     }
+    const lane_vector fine_bound = (fine[0] + fine[1]) * (0.5 * lane_fine_margin);
+    std::memcpy(x0 + (static_cast<std::size_t>(n) * parts + i) * dense_lanes, &fine_bound, sizeof fine_bound);
     // x_0's row: the last column's entry − Σ_j a_ij / 2 (memcpy: the buffers are 8-byte aligned)
     const double* last = columns + (static_cast<std::size_t>(n - 1) * n + i) * parts * dense_lanes;
     double* start = x0 + static_cast<std::size_t>(i) * parts * dense_lanes;
@@ -391,7 +470,7 @@ struct dense_lane_group {
   int n = 0;
   bool complex = false;
   double* columns = nullptr;  // n·n·parts lane vectors
-  double* x0 = nullptr;       // n·parts lane vectors: x_0, then the walk's state
+  double* x0 = nullptr;       // n·parts lane vectors: x_0, then the walk's state; then n of F_i
   int step = 1;               // doubles from one entry of the values prepare reads to the next
   grid_rounding_facts facts[dense_lanes];
 
@@ -399,8 +478,9 @@ struct dense_lane_group {
     return static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes;
   }
   static std::size_t x0_size(int n, bool complex) {
-    return static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes;
+    return static_cast<std::size_t>(n) * (complex ? 3 : 2) * dense_lanes;
   }
+  double* fine_bounds() const { return x0 + static_cast<std::size_t>(n) * (complex ? 2 : 1) * dense_lanes; }
 
   // Lane l gets the matrix with row-major parts real[l] and imag[l] (nullptr: real values; entries
   // `step` doubles apart). Every value must be finite. refused[l]: the lane's row grids cannot
@@ -468,7 +548,7 @@ struct dense_lane_group {
       representable = representable && e <= max_grid_exponent;
       const double c = representable ? lane_grid_constant(e) : 0.0;  // once a row
       // rho: the largest |â − a| / |a| (the differences are exact), in two chains
-      double rho_chains[2]{}, total[2]{}, total_imag[2]{};
+      double rho_chains[2]{}, total[2]{}, total_imag[2]{}, fine[2]{};
       double* entry = columns + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
       for (int j = 0; j < n; ++j, entry += column_stride) {
         const double v = (row_re[j * step] + c) - c;
@@ -480,8 +560,10 @@ struct dense_lane_group {
           entry[dense_lanes] = w;
           total_imag[j & 1] += w;
           change = lane_modulus_of(v - row_re[j * step], w - row_im[j * step]);
+          fine[j & 1] += std::fabs(v - row_re[j * step]) + std::fabs(w - row_im[j * step]);
         } else {
           change = std::fabs(v - row_re[j * step]);
+          fine[j & 1] += change;
         }
         // the modulus is rounded up by a few ulps: the ratio's margin covers it
         rho_chains[j & 1] = std::max(rho_chains[j & 1], change / modulus[j]);
@@ -491,6 +573,7 @@ struct dense_lane_group {
       double* start = x0 + static_cast<std::size_t>(i) * parts * dense_lanes + lane;
       start[0] = last[0] - (total[0] + total[1]) / 2;
       if constexpr (Complex) start[dense_lanes] = last[dense_lanes] - (total_imag[0] + total_imag[1]) / 2;
+      fine_bounds()[static_cast<std::size_t>(i) * dense_lanes + lane] = (fine[0] + fine[1]) * (0.5 * lane_fine_margin);
       const double rho = std::max(rho_chains[0], rho_chains[1]) * (1 + 0x1p-48) * bound_margin;
       builder.row(rho, Complex ? (sum[0] + sum[1]) * bound_margin : sum[0] + sum[1], negative);
     }
@@ -499,17 +582,28 @@ struct dense_lane_group {
     return builder.facts();
   }
 
+  // Whether a lane's bound gains from the fine parts' sums: values the grids rounded, of either sign
+  // (a nonnegative matrix's a-priori term is relative to its permanent already).
+  bool fine_parts_pay(int count) const {
+    for (int lane = 0; lane < count; ++lane)
+      if (facts[lane].change > 0 && !facts[lane].nonnegative) return true;
+    return false;
+  }
+
   // The walk, x0 becoming the state as it goes, in slices of 2^20 steps (milliseconds) with
-  // go_on() between them: false stops the walk (its sums are then partial).
+  // go_on() between them: false stops the walk (its sums are then partial). fine: with the fine
+  // parts' sums, which cost about as much again as the rest of a step.
   template <class GoOn>
-  dense_lane_sums walk(const GoOn& go_on) const {
+  dense_lane_sums walk(const GoOn& go_on, bool fine = true) const {
     dense_lane_sums sums;
-    const lane_walk_function f = complex ? lane_walk_of<true>(n) : lane_walk_of<false>(n);
+    sums.fine = fine;
+    const lane_walk_function f = complex ? (fine ? lane_walk_of<true, true>(n) : lane_walk_of<true, false>(n))
+                                         : (fine ? lane_walk_of<false, true>(n) : lane_walk_of<false, false>(n));
     const std::uint32_t runs = std::uint32_t{1} << (n - 1 - dense_lanes_run_bits);
     constexpr std::uint32_t slice = std::uint32_t{1} << (20 - dense_lanes_run_bits);
     for (std::uint32_t first = 0; first < runs; first += slice) {
       if (first > 0 && !go_on()) break;
-      f(columns, x0, first, std::min(runs, first + slice), sums);
+      f(columns, fine_bounds(), x0, first, std::min(runs, first + slice), sums);
     }
     return sums;
   }
@@ -525,7 +619,11 @@ struct dense_lane_group {
     // Σ|t| is one plain sum of every term: the longest chain (a run's 8 terms go into its partial,
     // each partial into the total with one TwoSum)
     const std::uint64_t chain = std::uint64_t{1} << (n - 1);
-    const floating_run_facts run_facts{facts, run};
+    // the rounding of the values â on their grids, bounded after the walk (fine_parts_bound) and a
+    // priori (grid_perturbation_bound): the smaller
+    grid_rounding_facts on_grids = facts;
+    on_grids.change = 0;
+    const floating_run_facts run_facts{on_grids, run};
     const auto part = [&](int p) {
       compensated_sum s;
       s.sum = sums.sum[p][lane];
@@ -539,6 +637,27 @@ struct dense_lane_group {
     } else {
       set_ryser_sum(r, n, part(0), chain, run_facts);
     }
+    const double rounding = *r.error_bound;
+    const double a_priori = grid_perturbation_bound(facts, std::hypot(r.value, r.imag), rounding);
+    set_error_bound(
+        r, rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori));
+  }
+
+  // A bound on |Σ_g (−1)^g (t_g − t̂'_g)|·2, the permanent of A against that of Â (numeric/bounds.md,
+  // "Values off their grids"): t_g = Π (x_i + f_i) with |f_i| ≤ F_i, t̂'_g = Π x_i, both exact.
+  static double fine_parts_bound(int n, bool complex, const dense_lane_sums& sums, int lane,
+                                 const grid_rounding_facts& facts) {
+    constexpr double u = 0x1p-53;
+    const double summed = 1 / (1 - gamma_of(static_cast<double>(std::uint64_t{1} << (n - 1)) + 2, u));
+    const double base = complex ? sums.base[lane] : sums.magnitude[0][lane];
+    // complex: m̂_i = fl(max + k·min) ≥ |x_i|(1 − u)² (a multiplication and an addition, or one FMA)
+    const double factors = complex ? 1 + gamma_of(2 * n, u) : 1;
+    // P1 of n rounded sums m̂ + F and n − 1 products, P0 of n − 1 products; what underflows in either
+    // (each factor ≤ 4 max(Σ_j |a_ij| / 2, 1), as f.underflow counts them)
+    const double excess = (1 + gamma_of(2 * n + 2, u)) * sums.excess[lane] * summed;
+    const double products = (gamma_of(2 * n, u) + gamma_of(n, u)) * base * summed;
+    const double underflow = std::ldexp(facts.underflow, 2 * n + 1);
+    return 2 * factors * (excess + products + underflow) * bound_margin;
   }
 };
 

@@ -427,9 +427,11 @@ def permanents(batch: Union[np.ndarray, Iterable[MatrixLike]], *, engine: str = 
     batch: an array of shape (B, n, n), or any sequence of matrices as ``permanent`` takes them.
     The options apply to every matrix. A matrix with every entry nonzero (7 <= n <= 30) needs no
     plan: floating ones run Ryser's loop four at a time in the SIMD lanes of one CPU thread, in
-    double with compensated sums on values rounded to row grids (their bounds are proven, but on
-    values of full precision certify fewer digits than ``permanent``'s: about 8 on a random 8 x 8,
-    4 on a 12 x 12; precision="double-double" runs each matrix as ``permanent`` does) (or, where
+    double with compensated sums on values rounded to row grids (their bounds are proven; on signed
+    or complex values of full precision they certify one or two digits fewer than ``permanent``'s,
+    about 10 to 12 on random 8 x 8 to 16 x 16; precision="double" skips what costs the lanes half
+    their time and certifies about 8 on a random 8 x 8, 4 on a 12 x 12; precision="double-double"
+    runs each matrix as ``permanent`` does) (or, where
     there is a GPU and the batch is worth it, on one warp of the GPU each, n <= 24, or on the whole
     GPU each, gpu-dense, whichever is sooner), integer ones on one CPU thread each, exactly. engine="cpu-sparse" or
     "gpu-sparse" makes that choice; other engines run every matrix as ``permanent`` would. Returns
