@@ -3,9 +3,10 @@
 
   call overhead   one small matrix a call, end to end from Python, the library's share of it, and
                   thewalrus.perm's call (4 x 4 and 8 x 8: real, int64, complex)
-  batch           many random n x n real and complex matrices: permanents() against each peer's
-                  loop (thewalrus's numba kernel in a prange loop, Piquasso, qc-permanent), one
-                  thread and every thread
+  batch           many random n x n real and complex matrices: permanents() (default and
+                  precision="double", with the median certified digits of each) against each
+                  peer's loop (thewalrus's numba kernel in a prange loop, Piquasso, qc-permanent),
+                  one thread and every thread
   gpu batch       where there is a GPU: permanents() on the CPU's threads (engine="cpu-sparse")
                   against a warp of the GPU per matrix (engine="gpu-sparse") and what "auto" chose,
                   n = 7 to 24: from which size the GPU pays
@@ -123,9 +124,10 @@ def batch(sizes, threads_list, repeats):
         rivals = batch_rivals(threads)
         names = list(rivals)
         print(f"{threads} thread(s): µs a matrix (median of {repeats})\n")
-        last = " best peer / sparseperm |" if names else ""
-        print("| n | values | matrices | sparseperm |" + "".join(f" {r} |" for r in names) + last)
-        print("|---:|---|---:|---:|" + "---:|" * len(names) + ("---:|" if names else ""))
+        last = " best peer / sparseperm | best peer / double |" if names else ""
+        print("| n | values | matrices | sparseperm | digits | precision double | digits |" +
+              "".join(f" {r} |" for r in names) + last)
+        print("|---:|---|---:|---:|---:|---:|---:|" + "---:|" * len(names) + ("---:|---:|" if names else ""))
         rng = np.random.default_rng(2)
         for n in sizes:
             count = max(16, min(20000, (10 << 20) >> n))
@@ -134,9 +136,15 @@ def batch(sizes, threads_list, repeats):
                 if kind == "complex":
                     a = (a + 1j * rng.standard_normal((count, n, n)) / np.sqrt(n)) / np.sqrt(2)
                 ours = median_seconds(lambda: sparseperm.permanents(a, threads=threads), repeats) / count
-                row = f"| {n} | {kind} | {count} | {ours * 1e6:.2f} |"
-                best = float("inf")
+                fast = median_seconds(lambda: sparseperm.permanents(a, threads=threads, precision="double"),
+                                      repeats) / count
                 values = sparseperm.permanents(a[:16], threads=threads)
+                fast_digits = [r.trusted_digits or 0 for r in
+                               sparseperm.permanents(a[:16], threads=threads, precision="double")]
+                row = (f"| {n} | {kind} | {count} | {ours * 1e6:.2f} | "
+                       f"{int(np.median([r.trusted_digits or 0 for r in values]))} | {fast * 1e6:.2f} | "
+                       f"{int(np.median(fast_digits))} |")
+                best = float("inf")
                 for name in names:
                     few = a if "numba" in name else a[: max(16, count // 8)]
                     check = rivals[name](a[:16])
@@ -144,7 +152,7 @@ def batch(sizes, threads_list, repeats):
                     t = median_seconds(lambda: rivals[name](few), repeats) / len(few)
                     best = min(best, t)
                     row += f" {t * 1e6:.2f} |"
-                print(row + (f" {best / ours:.1f} |" if names else ""), flush=True)
+                print(row + (f" {best / ours:.1f} | {best / fast:.1f} |" if names else ""), flush=True)
         print()
 
 
