@@ -21,7 +21,10 @@
 // what that rounding moves each term by (dense_lane_sums::excess, about as much work again), which
 // certifies one or two digits fewer than compute_permanent's split row sums (random Gaussian
 // 12 x 12: about 11 against 13); precision double, the fast path, keeps the grids' a-priori term
-// (there about 4 digits).
+// (there about 4 digits). On the GPU the automatic precision's warps split the row sums as
+// cpu-sparse does (12 to 13 digits), and a matrix the whole GPU runs (gpu-dense, one grid a row)
+// runs again in double-double where it certifies fewer than options.digits, as compute_permanent's
+// would.
 //
 // options.engine is compute's engine_choice: auto (the routes above), engines::cpu_sparse (every
 // dense matrix on the CPU), engines::gpu_sparse (every dense floating one on the GPU), or any other
@@ -509,7 +512,8 @@ class batch_run {
       }
       guarded(k, [&] {
         permanent_result& r = results_[static_cast<std::size_t>(k)];
-        r = engines::gpu_dense::run(engine_task{a}, one_);
+        // auto's: again in double-double where gpu-dense's one grid a row certifies too few digits
+        r = escalate_if_short(a, one_, engines::gpu_dense::run(engine_task{a}, one_));
         add_input_rounding(r, a);
       });
     }

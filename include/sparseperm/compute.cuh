@@ -858,6 +858,17 @@ inline permanent_result escalate(const sparse_matrix& matrix, const compute_opti
   return try_exact(matrix, options, std::move(first));
 }
 
+// A first run's result, or under precision::automatic where it certifies fewer than options.digits,
+// escalate's.
+inline permanent_result escalate_if_short(const sparse_matrix& matrix, const compute_options& options,
+                                          permanent_result first) {
+  if (options.precision != precision::automatic || first.exact || !first.error_bound ||
+      trusted_digits(first).value_or(0) >= options.digits) {
+    return first;
+  }
+  return escalate(matrix, options, std::move(first));
+}
+
 }  // namespace detail
 
 inline permanent_result compute_permanent(const sparse_matrix& matrix, const compute_options& options = {}) {
@@ -870,12 +881,7 @@ inline permanent_result compute_permanent(const sparse_matrix& matrix, const com
     }
     return detail::compute_dyadic_exact(matrix, options);
   }
-  permanent_result result = detail::compute_once(matrix, options);
-  if (options.precision != precision::automatic || result.exact || !result.error_bound ||
-      trusted_digits(result).value_or(0) >= options.digits) {
-    return result;
-  }
-  return detail::escalate(matrix, options, std::move(result));
+  return detail::escalate_if_short(matrix, options, detail::compute_once(matrix, options));
 }
 
 }  // namespace sparseperm

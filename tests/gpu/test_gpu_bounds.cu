@@ -2,7 +2,8 @@
 // values, every bound of gpu-sparse contains the exact dyadic permanent (big integers), in double,
 // compensated and double-double, and double-double's running bound certifies 15 digits; gpu-dp's in
 // double and double-double too, on band matrices up to n = 45 as well, its double-double values
-// bit-identical to the same steps on host threads; gpu-glynn's where rows and columns repeat.
+// bit-identical to the same steps on host threads; gpu-glynn's where rows and columns repeat; a
+// batch's warp route in auto (split row sums) and double.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/dp/ranked_dp.cuh>
@@ -52,6 +53,35 @@ TEST_CASE("gpu-sparse: running bounds contain the exact permanent where terms ca
             << ": median certified digits on gpu-sparse: double " << plain.median() << ", compensated "
             << compensated.median() << ", double-double " << wide.median() << " (100 matrices)");
     CHECK(wide.median() >= 15);  // double and compensated keep the grids' a-priori term on the GPU
+  }
+}
+
+TEST_CASE("a batch a warp each: split row sums under auto contain the exact permanent where terms cancel") {
+  // the batch's warp route (engine gpu-sparse: every dense floating matrix on the GPU, a warp each),
+  // 16 matrices of each n = 8..13: auto splits the row sums as cpu-sparse does; double keeps one grid
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 113 : 109);
+    exact_dyadic::bound_tally automatic, in_double;
+    for (int n = 8; n <= 13; ++n) {
+      std::vector<sp::sparse_matrix> batch;
+      for (int k = 0; k < 16; ++k) batch.push_back(exact_dyadic::random_cancelling(stream, n, complex));
+      const auto at = [&](std::int64_t k) { return batch[static_cast<std::size_t>(k)]; };
+      sp::compute_options options = test_options::with_engine(&sp::description_of<sp::engines::gpu_sparse>);
+      const auto results = sp::compute_permanents(16, at, options);
+      options.precision = sp::precision::double_sums;
+      const auto fast = sp::compute_permanents(16, at, options);
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(batch[k]);
+        CHECK(results[k].plan.find("a warp each") != std::string::npos);
+        automatic.check(results[k], exact, kind_of(complex, n) + ", auto");
+        in_double.check(fast[k], exact, kind_of(complex, n) + ", double");
+      }
+    }
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": a warp each, median certified digits: auto " << automatic.median() << ", double "
+            << in_double.median() << " (96 matrices)");
+    CHECK(automatic.median() >= 11);
+    CHECK(in_double.median() + 3 <= automatic.median());
   }
 }
 

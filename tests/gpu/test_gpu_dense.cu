@@ -156,9 +156,11 @@ TEST_CASE("a batch: small dense matrices a warp each, few large ones the whole G
       CHECK(results[k].engine == "gpu-sparse");
       CHECK(results[k].plan.find("a warp each") != std::string::npos);
       ++warps;
-    } else {
-      CHECK(results[k].engine == "gpu-dense");
-      CHECK(results[k].plan.find("dense: ") != std::string::npos);
+    } else {  // gpu-dense's run, and where its one grid a row certified too few digits, auto's again
+      const bool again = results[k].plan.find("so again in double-double") != std::string::npos;
+      CHECK((results[k].engine == "gpu-dense" || again));
+      CHECK((again || results[k].plan.find("dense: ") != std::string::npos));
+      CHECK(sp::trusted_digits(results[k]).value_or(0) >= 10);
       ++whole;
     }
     test_agreement::check_agree(results[k], single);

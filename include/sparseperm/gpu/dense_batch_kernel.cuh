@@ -2,7 +2,9 @@
 // Many dense matrices at once on the GPU, a warp each (batch.cuh's GPU route): cpu-sparse's loop
 // (ryser/sparse_ryser.cuh) with lane l of a warp running the aligned chunk l of its matrix's steps.
 // The lanes' sums are merged on the host in order, as cpu-sparse's chunks are, into the result
-// compute_permanent would certify (the same arithmetic, row grids and bound).
+// compute_permanent would certify: under the automatic precision the same arithmetic, split row sums
+// and compensated sums, and the same running bound; precision double and compensated keep one grid
+// a row (the fast path: the grids' rounding bounded a priori).
 #if !defined(__CUDACC__)
 #  error "sparseperm/gpu/dense_batch_kernel.cuh needs nvcc"
 #endif
@@ -130,7 +132,7 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
     r.n = n;
     r.nnz = static_cast<std::int64_t>(nn);
     r.threads = lanes;
-    set_ryser_sum(r, n, total, chunk + lanes, {grids[at]});
+    set_ryser_sum(r, n, total, chunk + lanes, {grids[at], 1, is_split_value<X>});
     r.plan = plan;
     r.seconds.compute = r.seconds.total = seconds;
   });
@@ -163,7 +165,14 @@ SPARSEPERM_ENGINE_RUN void run_dense_gpu(const std::vector<const sparse_matrix*>
       if (these.empty()) continue;
       const std::vector<int> order = these.front()->columns_by_degree();
       const bool compensated = batch.precision == precision::compensated;
-      if (complex) {
+      if (batch.precision == precision::automatic) {  // split row sums, as cpu-sparse's
+        if (complex) {
+          run_dense_gpu_group<split_value<complex_double>, complex_sum<compensated_sum>>(these, order, out.data(),
+                                                                                         batch, threads);
+        } else {
+          run_dense_gpu_group<split_value<double>, compensated_sum>(these, order, out.data(), batch, threads);
+        }
+      } else if (complex) {
         if (compensated) {
           run_dense_gpu_group<complex_double, complex_sum<compensated_sum>>(these, order, out.data(), batch, threads);
         } else {
