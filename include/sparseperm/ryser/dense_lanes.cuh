@@ -395,7 +395,7 @@ struct lanes_avx2 {
   template <bool Complex>
   __attribute__((target("avx2,fma"))) static lane_vector round_row(int n, int i, const lane_vector& c,
                                                                    const row_sums<Complex>& r, double* columns,
-                                                                   double* x0) {
+                                                                   double* x0, double* fine_bounds) {
     constexpr int parts = Complex ? 2 : 1;
     const std::size_t column_stride = static_cast<std::size_t>(n) * parts * dense_lanes;
     lane_vector rho[2] = {}, total[2] = {}, total_imag[2] = {}, fine[2] = {};
@@ -418,7 +418,7 @@ struct lanes_avx2 {
       rho[j & 1] = __builtin_ia32_maxpd256(change / r.modulus[j], rho[j & 1]);  // std::max(rho, ratio)
     }
     const lane_vector fine_bound = (fine[0] + fine[1]) * (0.5 * lane_fine_margin);
-    std::memcpy(x0 + (static_cast<std::size_t>(n) * parts + i) * dense_lanes, &fine_bound, sizeof fine_bound);
+    std::memcpy(fine_bounds + static_cast<std::size_t>(i) * dense_lanes, &fine_bound, sizeof fine_bound);
     // x_0's row: the last column's entry − Σ_j a_ij / 2 (memcpy: the buffers are 8-byte aligned)
     const double* last = columns + (static_cast<std::size_t>(n - 1) * n + i) * parts * dense_lanes;
     double* start = x0 + static_cast<std::size_t>(i) * parts * dense_lanes;
@@ -432,7 +432,7 @@ struct lanes_avx2 {
 
   template <bool Complex>
   __attribute__((target("avx2,fma"))) static void prepare(int n, const double* const* re, const double* const* im,
-                                                          int step, double* columns, double* x0,
+                                                          int step, double* columns, double* x0, double* fine_bounds,
                                                           grid_rounding_facts facts[dense_lanes]) {
     lane_vector column_sums[dense_lanes_max_n];
     for (int j = 0; j < n; ++j) column_sums[j] = lane_vector{};
@@ -447,7 +447,7 @@ struct lanes_avx2 {
         representable[lane] = representable[lane] && e <= max_grid_exponent;
         c[lane] = representable[lane] ? lane_grid_constant(e) : 0.0;
       }
-      const lane_vector rho = round_row<Complex>(n, i, c, r, columns, x0) * (1 + 0x1p-48) * bound_margin;
+      const lane_vector rho = round_row<Complex>(n, i, c, r, columns, x0, fine_bounds) * (1 + 0x1p-48) * bound_margin;
       const lane_vector row_sum = Complex ? r.sum * bound_margin : r.sum;
       for (int lane = 0; lane < dense_lanes; ++lane)
         builders[lane].row(rho[lane], row_sum[lane], Complex || r.negative[lane] != 0);
@@ -497,9 +497,9 @@ struct dense_lane_group {
         im[lane] = imag ? imag[lane < count ? lane : 0] : nullptr;
       }
       if (complex) {
-        lanes_avx2::prepare<true>(n, re, im, step, columns, x0, facts);
+        lanes_avx2::prepare<true>(n, re, im, step, columns, x0, fine_bounds(), facts);
       } else {
-        lanes_avx2::prepare<false>(n, re, im, step, columns, x0, facts);
+        lanes_avx2::prepare<false>(n, re, im, step, columns, x0, fine_bounds(), facts);
       }
       for (int lane = 0; lane < count; ++lane) refused[lane] = lane_refused(facts[lane]);
       return;
