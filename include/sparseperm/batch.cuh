@@ -39,7 +39,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +50,7 @@
 #include "compute.cuh"
 #include "core/engine_error.cuh"
 #include "core/progress.cuh"
+#include "core/results.cuh"
 #include "detail/threads.cuh"
 #include "engines/cpu_sparse.cuh"
 #include "engines/gpu_dense.cuh"
@@ -129,6 +132,94 @@ struct lanes_check {
   bool complex = false;
 };
 
+#if SPARSEPERM_LANES_AVX2
+// check_for_lanes' row with AVX2, four entries at a time and without a branch (at n = 8 a branch an
+// entry cost about as much as the lanes' preparation): |x| and |y| finite and not both 0 (NaN fails
+// every comparison), integers that double holds exactly (below 2^52, adding 2^52 rounds a magnitude
+// to the nearest integer, which subtracting 2^52 gives back exactly; from 2^52 every double is one),
+// and Σ (|x| + |y|), each lane its own entries (the rest of the row in another scan's lane 0, its
+// other lanes 1 + 0i).
+// False where an entry is unusable.
+struct lanes_row_scan {
+  using mask = decltype(lane_vector{} < 0.0);  // a comparison's lanes: all ones where true
+  mask unusable{}, fraction{}, imaginary{};
+  lane_vector sum{};
+  __attribute__((target("avx2,fma"), always_inline)) void add(const lane_vector& x, const lane_vector& y) {
+    constexpr double limit = std::numeric_limits<double>::max(), two52 = 0x1p52;
+    lane_vector ax, ay;
+    set_abs(ax, x);
+    set_abs(ay, y);
+    unusable |= ~((ax <= limit) & (ay <= limit) & (ax + ay > 0.0));
+    fraction |= ~((ax <= max_exact_integer) & ((ax >= two52) | ((ax + two52) - two52 == ax)) &
+                  (ay <= max_exact_integer) & ((ay >= two52) | ((ay + two52) - two52 == ay)));
+    imaginary |= y != 0.0;
+    sum += ax + ay;
+  }
+  static bool any(const mask& b) { return (b[0] | b[1] | b[2] | b[3]) != 0; }
+};
+
+// Every row of a matrix (sums[i]: row i's Σ (|x| + |y|)); false where an entry is unusable.
+__attribute__((target("avx2,fma"))) inline bool scan_lanes_rows(int n, const double* re, const double* im, int step,
+                                                                bool& fraction, bool& imaginary, double* sums) {
+  lanes_row_scan all;  // every row's flags
+  const bool interleaved = step == 2 && im == re + 1;
+  for (int i = 0; i < n; ++i) {
+    const std::size_t start = static_cast<std::size_t>(i) * n * step;
+    const double* row_re = re + start;
+    const double* row_im = im ? im + start : nullptr;
+    const auto value = [&](const double* v, int j) { return v ? v[static_cast<std::size_t>(j) * step] : 0.0; };
+    lanes_row_scan row;
+    int j = 0;
+    if (step == 1) {  // float64 rows (and their imaginary parts' rows)
+      for (; j + dense_lanes <= n; j += dense_lanes) {
+        lane_vector x, y{};
+        std::memcpy(&x, row_re + j, sizeof x);
+        if (row_im) std::memcpy(&y, row_im + j, sizeof y);
+        row.add(x, y);
+      }
+    } else if (interleaved) {  // complex128 in place: re, im, re, im, ...
+      for (; j + dense_lanes <= n; j += dense_lanes) {
+        lane_vector low, high;
+        std::memcpy(&low, row_re + 2 * j, sizeof low);
+        std::memcpy(&high, row_re + 2 * j + dense_lanes, sizeof high);
+        row.add(__builtin_shuffle(low, high, lane_bits{0, 2, 4, 6}),
+                __builtin_shuffle(low, high, lane_bits{1, 3, 5, 7}));
+      }
+    }
+    for (; j + dense_lanes <= n; j += dense_lanes) {
+      row.add(lane_vector{value(row_re, j), value(row_re, j + 1), value(row_re, j + 2), value(row_re, j + 3)},
+              lane_vector{value(row_im, j), value(row_im, j + 1), value(row_im, j + 2), value(row_im, j + 3)});
+    }
+    lanes_row_scan rest;  // its lane 0
+    for (; j < n; ++j) rest.add(lane_vector{value(row_re, j), 1, 1, 1}, lane_vector{value(row_im, j), 0, 0, 0});
+    all.unusable |= row.unusable | rest.unusable;
+    all.fraction |= row.fraction | rest.fraction;
+    all.imaginary |= row.imaginary | rest.imaginary;
+    sums[i] = ((row.sum[0] + row.sum[1]) + (row.sum[2] + row.sum[3])) + rest.sum[0];
+  }
+  if (lanes_row_scan::any(all.unusable)) return false;
+  fraction = lanes_row_scan::any(all.fraction);
+  imaginary = lanes_row_scan::any(all.imaginary);
+  return true;
+}
+#endif
+
+// check_for_lanes' row one entry at a time (false where an entry is unusable).
+inline bool scan_row(int n, const double* re, const double* im, int step, bool& fraction, bool& imaginary,
+                     double& sum) {
+  sum = 0;
+  for (int j = 0; j < n; ++j) {
+    const std::size_t at = static_cast<std::size_t>(j) * step;
+    const double x = re[at], y = im ? im[at] : 0.0;
+    if (!std::isfinite(x) || !std::isfinite(y) || (x == 0 && y == 0)) return false;
+    imaginary = imaginary || y != 0;
+    fraction = fraction || std::trunc(x) != x || std::trunc(y) != y || std::fabs(x) > max_exact_integer ||
+               std::fabs(y) > max_exact_integer;
+    sum += std::fabs(x) + std::fabs(y);
+  }
+  return true;
+}
+
 // The check from row-major values, without a sparse_matrix: every entry finite and nonzero, values
 // that the run takes as floating, and Π_i Σ_j |a_ij| far enough from double's limits that
 // compute_permanent would not scale the matrix (a row's binary exponent of Σ (|re| + |im|) is
@@ -137,19 +228,22 @@ inline lanes_check check_for_lanes(int n, const double* re, const double* im, in
                                    const compute_options& options) {
   lanes_check c;
   if (n < dense_batch_min_n || n > dense_lanes_max_n || !lanes_precision(options)) return c;
-  bool integers = true;
+  bool fraction = false, imaginary = false;
+  double sums[dense_lanes_max_n];
+#if SPARSEPERM_LANES_AVX2
+  if (lanes_have_avx2()) {
+    if (!scan_lanes_rows(n, re, im, step, fraction, imaginary, sums)) return c;
+  } else
+#endif
+  {
+    for (int i = 0; i < n; ++i) {
+      const std::size_t row = static_cast<std::size_t>(i) * n * step;
+      if (!scan_row(n, re + row, im ? im + row : nullptr, step, fraction, imaginary, sums[i])) return c;
+    }
+  }
   double log2_product = 0;
   for (int i = 0; i < n; ++i) {
-    double sum = 0;
-    for (int j = 0; j < n; ++j) {
-      const std::size_t at = (static_cast<std::size_t>(i) * n + j) * step;
-      const double x = re[at], y = im ? im[at] : 0.0;
-      if (!std::isfinite(x) || !std::isfinite(y) || (x == 0 && y == 0)) return c;
-      c.complex = c.complex || y != 0;
-      integers = integers && std::trunc(x) == x && std::trunc(y) == y && std::fabs(x) <= max_exact_integer &&
-                 std::fabs(y) <= max_exact_integer;
-      sum += std::fabs(x) + std::fabs(y);
-    }
+    const double sum = sums[i];
     // sum in [2^(exponent−1), 2^exponent): log2(sum) within one of exponent (from the bits where
     // sum is normal, as frexp gives it)
     const int biased = static_cast<int>(std::bit_cast<std::uint64_t>(sum) >> 52);
@@ -157,7 +251,8 @@ inline lanes_check check_for_lanes(int n, const double* re, const double* im, in
     if (biased == 0 || biased == 0x7ff) std::frexp(sum, &exponent);
     log2_product += exponent;
   }
-  if (integers && options.precision == precision::automatic) return c;  // exact by default
+  c.complex = imaginary;
+  if (!fraction && options.precision == precision::automatic) return c;  // exact by default
   c.eligible = std::fabs(log2_product) + 1.5 * n <= unscaled_log2_limit - n;
   return c;
 }
@@ -241,7 +336,7 @@ class batch_run {
     if (progress_) progress_->total.store(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
   }
 
-  std::vector<permanent_result> run() {
+  permanent_results run() {
     const bool routed = options_.engine.automatic() || is(engines::cpu_sparse{}) || is(engines::gpu_sparse{});
     if (count_ < threads_ || !routed) return run_each();
     route();
@@ -272,7 +367,7 @@ class batch_run {
     if (progress_) progress_->done.fetch_add(1, std::memory_order_relaxed);
   }
   // The results, or the first failing matrix's error (by index) as a batch_error.
-  std::vector<permanent_result> finish() {
+  permanent_results finish() {
     for (std::size_t k = 0; k < failures_.size(); ++k) {
       if (!failures_[k]) continue;
       try {
@@ -286,11 +381,11 @@ class batch_run {
   }
 
   // Each matrix on every thread, through the planner or the engine asked for.
-  std::vector<permanent_result> run_each() {
+  permanent_results run_each() {
     compute_options each = options_;
     each.progress = one_.progress;
     for (std::int64_t k = 0; k < count_ && !failed_; ++k)
-      guarded(k, [&] { results_[static_cast<std::size_t>(k)] = compute_permanent(matrix_at_(k), each); });
+      guarded(k, [&] { results_.whole(static_cast<std::size_t>(k)) = compute_permanent(matrix_at_(k), each); });
     return finish();
   }
 
@@ -398,20 +493,41 @@ class batch_run {
       if (!same || at - group_start.back() == dense_lanes) group_start.push_back(at);
     }
     group_start.push_back(order.size());
+    // the results' descriptions: of a matrix from `values` (one n) by kind, complex · 2 + fine
     const std::string plan =
         std::string("dense, no plan: Ryser's loop on ") +
         (lanes_have_avx2() ? "four matrices at once (AVX2 lanes)" : "four matrices at once (SIMD lanes)") +
         "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
+    std::uint32_t described = 0;
+    if (values_) {
+      for (const bool complex : {false, true})
+        for (const bool fine : {false, true}) {
+          permanent_result d;
+          d.engine = engines::cpu_sparse::name;
+          d.n = values_->n;
+          d.nnz = static_cast<std::int64_t>(values_->n) * values_->n;
+          d.threads = 1;
+          d.complex = complex;
+          d.plan = lane_plan(plan, fine);
+          const std::uint32_t at = results_.describe(std::move(d));
+          if (!complex && !fine) described = at;
+        }
+    }
     parallel_for<schedule::dynamic_one>(
         static_cast<std::int64_t>(group_start.size() - 1), threads_, [&](std::int64_t g) {
           if (failed_.load(std::memory_order_relaxed) || stopped()) return;
           const std::size_t first = group_start[static_cast<std::size_t>(g)];
           const int count = static_cast<int>(group_start[static_cast<std::size_t>(g) + 1] - first);
-          run_lane_group(order.data() + first, count, plan);
+          run_lane_group(order.data() + first, count, plan, described);
         });
   }
 
-  void run_lane_group(const std::int64_t* ks, int count, const std::string& plan) {
+  static std::string lane_plan(const std::string& plan, bool fine) {
+    return fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
+  }
+
+  // described: the index of the first of the descriptions run_lanes made (matrices from `values`)
+  void run_lane_group(const std::int64_t* ks, int count, const std::string& plan, std::uint32_t described) {
     const int n = values_ ? values_->n : matrices_[static_cast<std::size_t>(ks[0])]->n();
     const bool complex = complex_[static_cast<std::size_t>(ks[0])] != 0;
     // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix: a thread's,
@@ -467,11 +583,17 @@ class batch_run {
         continue;
       }
       guarded(k, [&] {
-        permanent_result& r = results_[at];
+        if (values_) {  // the numbers and a shared description
+          const floating_numbers v = dense_lane_group::lane_numbers(n, complex, sums, lane, group.facts[lane]);
+          check_floating_numbers(v, engines::cpu_sparse::name);
+          results_.set_numbers(at, v, described + (complex ? 2 : 0) + (sums.fine ? 1 : 0));
+          return;
+        }
+        permanent_result& r = results_.whole(at);
         r.engine = engines::cpu_sparse::name;
         dense_lane_group::set_result(r, n, complex, sums, lane, group.facts[lane]);
-        r.plan = sums.fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
-        if (!values_) add_input_rounding(r, *matrices_[at]);
+        r.plan = lane_plan(plan, sums.fine);
+        add_input_rounding(r, *matrices_[at]);
       });
     }
   }
@@ -483,7 +605,7 @@ class batch_run {
       const std::size_t at = static_cast<std::size_t>(k);
       if (routes_[at] != batch_route::planned && routes_[at] != batch_route::dense_cpu) return;
       guarded(k, [&] {
-        results_[at] =
+        results_.whole(at) =
             routes_[at] == batch_route::dense_cpu ? run_dense_cpu(matrix(k), one_) : compute_permanent(matrix(k), one_);
       });
     });
@@ -511,7 +633,7 @@ class batch_run {
         continue;
       }
       guarded(k, [&] {
-        permanent_result& r = results_[static_cast<std::size_t>(k)];
+        permanent_result& r = results_.whole(static_cast<std::size_t>(k));
         // auto's: again in double-double where gpu-dense's one grid a row certifies too few digits
         r = escalate_if_short(a, one_, engines::gpu_dense::run(engine_task{a}, one_));
         add_input_rounding(r, a);
@@ -520,8 +642,12 @@ class batch_run {
     if (warps.empty() || failed_ || stopped()) return;
     try {
       std::vector<const sparse_matrix*> group;
-      for (std::int64_t k : warps) group.push_back(matrices_[static_cast<std::size_t>(k)].get());
-      run_dense_gpu(group, warps, results_,
+      std::vector<permanent_result*> out;
+      for (std::int64_t k : warps) {
+        group.push_back(matrices_[static_cast<std::size_t>(k)].get());
+        out.push_back(&results_.whole(static_cast<std::size_t>(k)));
+      }
+      run_dense_gpu(group, out,
                     {.device = options_.first_device(),
                      .engine = engines::gpu_sparse::name,
                      .threads = options_.threads,
@@ -529,7 +655,7 @@ class batch_run {
                      .min_n = gpu_batch_min_n,
                      .max_n = gpu_batch_max_n});
       for (std::int64_t k : warps)
-        add_input_rounding(results_[static_cast<std::size_t>(k)], *matrices_[static_cast<std::size_t>(k)]);
+        add_input_rounding(results_.whole(static_cast<std::size_t>(k)), *matrices_[static_cast<std::size_t>(k)]);
       if (progress_) progress_->done.fetch_add(warps.size(), std::memory_order_relaxed);
     } catch (...) {
       failures_[static_cast<std::size_t>(warps.front())] = std::current_exception();
@@ -545,7 +671,7 @@ class batch_run {
   progress_counter* const progress_;
   progress_counter inner_;
   compute_options one_;
-  std::vector<permanent_result> results_;
+  permanent_results results_;
   std::vector<std::exception_ptr> failures_;
   std::atomic<bool> failed_{false};
   std::vector<std::unique_ptr<sparse_matrix>> matrices_;  // those made (matrix(k))
@@ -557,19 +683,19 @@ class batch_run {
 }  // namespace detail
 
 // The permanents of `count` matrices, matrix_at(k) giving matrix k (it may throw: that matrix's
-// error), in order. The first failing matrix (by index) is thrown as a batch_error
-// (core/engine_error.cuh); a stop request (options.progress) ends the batch. progress counts matrices.
+// error), in order (permanent_results: results[k] is matrix k's). The first failing matrix (by index)
+// is thrown as a batch_error (core/engine_error.cuh); a stop request (options.progress) ends the
+// batch. progress counts matrices.
 template <class MatrixAt>
-std::vector<permanent_result> compute_permanents(std::int64_t count, const MatrixAt& matrix_at,
-                                                 const compute_options& options) {
+permanent_results compute_permanents(std::int64_t count, const MatrixAt& matrix_at, const compute_options& options) {
   return detail::batch_run<MatrixAt>(count, matrix_at, options).run();
 }
 
 // The same for matrices that are also at hand as dense arrays (values.count == count, matrix k of
 // values equal to matrix_at(k)): the dense floating ones go to the lanes without being converted.
 template <class MatrixAt>
-std::vector<permanent_result> compute_permanents(std::int64_t count, const MatrixAt& matrix_at,
-                                                 const compute_options& options, const dense_matrices& values) {
+permanent_results compute_permanents(std::int64_t count, const MatrixAt& matrix_at, const compute_options& options,
+                                     const dense_matrices& values) {
   return detail::batch_run<MatrixAt>(count, matrix_at, options, &values).run();
 }
 

@@ -103,6 +103,20 @@ TEST_CASE("batch lanes: each result within its bound of compute_permanent's and 
           CHECK(r.value == sparse[k].value);
           CHECK(r.imag == sparse[k].imag);
           CHECK(r.error_bound == sparse[k].error_bound);
+          // a result kept as numbers and a shared description (dense arrays) reads as a whole one
+          CHECK(r.permanent == sparse[k].permanent);
+          CHECK(r.permanent_imag == sparse[k].permanent_imag);
+          CHECK(r.plan == sparse[k].plan);
+          CHECK(r.n == sparse[k].n);
+          CHECK(r.nnz == sparse[k].nnz);
+          CHECK(r.threads == sparse[k].threads);
+          CHECK(r.exact == sparse[k].exact);
+          CHECK(results.value(k) == r.value);
+          CHECK(results.imag(k) == r.imag);
+          CHECK(results.error_bound(k) == r.error_bound);
+          CHECK(results.complex(k) == r.complex);
+          CHECK_FALSE(results.exact(k));
+          CHECK(results.in_range(k));
           if (threads > 1) continue;
           const sp::permanent_result one = sp::compute_permanent(batch.matrices[k], with_threads(1));
           REQUIRE(r.error_bound.has_value());

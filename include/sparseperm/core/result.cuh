@@ -117,14 +117,34 @@ inline void set_trivial_value(permanent_result& result, int n) {
   set_exact_value(result, n == 0 ? 1 : 0, n == 0 ? "empty matrix" : "an empty row or column");
 }
 
-// A complex result's imaginary part: exact (a decimal integer) or floating (finite, else an error).
-inline void set_imaginary_part(permanent_result& result, double imag, std::string decimal = "") {
-  if (decimal.empty() && !std::isfinite(imag)) {
+// The errors of floating numbers that overflowed (Inf or NaN): never a number. engine: the result's.
+inline void check_finite_value(double value, std::string_view engine) {
+  if (!std::isfinite(value)) {
+    throw engine_error(engine_error::kind::overflow,
+                       "the permanent is not finite in double precision (" + format_double(value) +
+                           "): the values are too large for engine '" + std::string(engine) + "'");
+  }
+}
+inline void check_finite_imaginary_part(double imag, std::string_view engine) {
+  if (!std::isfinite(imag)) {
     throw engine_error(engine_error::kind::overflow,
                        "the permanent's imaginary part is not finite in double "
                        "precision: the values are too large for engine '" +
-                           result.engine + "'");
+                           std::string(engine) + "'");
   }
+}
+inline void check_finite_bound(double bound, std::string_view engine) {
+  if (!std::isfinite(bound)) {
+    throw engine_error(engine_error::kind::overflow,
+                       "engine '" + std::string(engine) +
+                           "': the error bound is not finite in double precision (magnitudes "
+                           "beyond its range): the result cannot be certified");
+  }
+}
+
+// A complex result's imaginary part: exact (a decimal integer) or floating (finite, else an error).
+inline void set_imaginary_part(permanent_result& result, double imag, std::string decimal = "") {
+  if (decimal.empty()) check_finite_imaginary_part(imag, result.engine);
   result.complex = true;
   result.imag = imag;
   result.permanent_imag = decimal.empty() ? format_double(imag) : std::move(decimal);
@@ -139,11 +159,7 @@ inline std::string complex_text(const permanent_result& r) {
 
 // A floating result; one that overflowed (Inf or NaN) is an error, never a number.
 inline void set_floating_value(permanent_result& result, double value) {
-  if (!std::isfinite(value)) {
-    throw engine_error(engine_error::kind::overflow,
-                       "the permanent is not finite in double precision (" + format_double(value) +
-                           "): the values are too large for engine '" + result.engine + "'");
-  }
+  check_finite_value(value, result.engine);
   result.value = value;
   result.permanent = format_double(value);
   result.exact = false;
@@ -151,13 +167,30 @@ inline void set_floating_value(permanent_result& result, double value) {
 
 // A floating result's error bound; one that is not finite (magnitudes beyond double) is an error.
 inline void set_error_bound(permanent_result& result, double bound) {
-  if (!std::isfinite(bound)) {
-    throw engine_error(engine_error::kind::overflow,
-                       "engine '" + result.engine +
-                           "': the error bound is not finite in double precision (magnitudes "
-                           "beyond its range): the result cannot be certified");
-  }
+  check_finite_bound(bound, result.engine);
   result.error_bound = bound;
+}
+
+// A floating result's numbers within double's range, before they become a result's fields and
+// strings (a batch keeps them so, set_floating_numbers making the result when it is asked for).
+struct floating_numbers {
+  double value = 0;
+  double imag = 0;  // complex results
+  double bound = 0;
+  bool complex = false;
+};
+
+// The errors set_floating_numbers would throw, in its order.
+inline void check_floating_numbers(const floating_numbers& v, std::string_view engine) {
+  check_finite_value(v.value, engine);
+  if (v.complex) check_finite_imaginary_part(v.imag, engine);
+  check_finite_bound(v.bound, engine);
+}
+
+inline void set_floating_numbers(permanent_result& result, const floating_numbers& v) {
+  set_floating_value(result, v.value);
+  if (v.complex) set_imaginary_part(result, v.imag);
+  set_error_bound(result, v.bound);
 }
 
 // Significant digits of a floating value that its error bound guarantees (0 when the bound reaches

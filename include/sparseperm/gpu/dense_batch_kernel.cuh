@@ -138,16 +138,15 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
   });
 }
 
-// The dense floating matrices `matrices` (results[group[g]] is matrices[g]'s) on the GPU, one
-// launch per size and kind. With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs
+// The dense floating matrices `matrices` (*results[g] is matrices[g]'s) on the GPU, one launch per
+// size and kind. With SPARSEPERM_SEPARATE_ENGINE_RUNS, compiled with the engines' runs
 // (core/config.cuh).
-void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices, const std::vector<std::int64_t>& group,
-                   std::vector<permanent_result>& results, const dense_gpu_batch& batch);
+void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices, const std::vector<permanent_result*>& results,
+                   const dense_gpu_batch& batch);
 
 #if SPARSEPERM_DEFINES_ENGINE_RUNS
 SPARSEPERM_ENGINE_RUN void run_dense_gpu(const std::vector<const sparse_matrix*>& matrices,
-                                         const std::vector<std::int64_t>& group, std::vector<permanent_result>& results,
-                                         const dense_gpu_batch& batch) {
+                                         const std::vector<permanent_result*>& results, const dense_gpu_batch& batch) {
   const int device = batch.device;
   const std::string_view engine = batch.engine;
   gpu::select_device(device, std::string(engine));
@@ -156,11 +155,11 @@ SPARSEPERM_ENGINE_RUN void run_dense_gpu(const std::vector<const sparse_matrix*>
     for (const bool complex : {false, true}) {
       std::vector<const sparse_matrix*> these;
       std::vector<permanent_result*> out;
-      for (std::size_t g = 0; g < group.size(); ++g) {
+      for (std::size_t g = 0; g < matrices.size(); ++g) {
         const sparse_matrix& a = *matrices[g];
         if (a.n() != n || a.is_complex() != complex) continue;
         these.push_back(&a);
-        out.push_back(&results[static_cast<std::size_t>(group[g])]);
+        out.push_back(results[g]);
       }
       if (these.empty()) continue;
       const std::vector<int> order = these.front()->columns_by_degree();

@@ -110,6 +110,13 @@ SPARSEPERM_LANES_INLINE void lane_product(const lane_value<Complex>* x, lane_val
 
 inline constexpr double lane_modulus_slope = 0x1.a827999fcef34p-2;  // 0.41421356237309515: k² + 2k ≥ 1 exactly
 
+// |re + i·im| ≤ max + k·min of |re| and |im|, at most 8.3 % above it, without a square root (rounded,
+// at most two ulps below that): where a bound above serves, as for the grids' change of a value.
+inline double lane_modulus_bound_of(double re, double im) {
+  const double a = std::fabs(re), b = std::fabs(im);
+  return std::max(a, b) + lane_modulus_slope * std::min(a, b);
+}
+
 SPARSEPERM_LANES_INLINE void add_positive(lane_vector& total, const lane_vector& v) {
   total += reinterpret_cast<lane_vector>((v > 0.0) & reinterpret_cast<const lane_bits&>(v));
 }
@@ -409,8 +416,9 @@ struct lanes_avx2 {
         const lane_vector w = (r.im[j] + c) - c;
         std::memcpy(entry + dense_lanes, &w, sizeof w);
         total_imag[j & 1] += w;
-        change = modulus(v - r.re[j], w - r.im[j]);
-        fine[j & 1] += abs(v - r.re[j]) + abs(w - r.im[j]);
+        const lane_vector dv = abs(v - r.re[j]), dw = abs(w - r.im[j]);
+        change = __builtin_ia32_maxpd256(dv, dw) + lane_modulus_slope * __builtin_ia32_minpd256(dv, dw);
+        fine[j & 1] += dv + dw;
       } else {
         change = abs(v - r.re[j]);
         fine[j & 1] += change;
@@ -559,13 +567,14 @@ struct dense_lane_group {
           const double w = (row_im[j * step] + c) - c;
           entry[dense_lanes] = w;
           total_imag[j & 1] += w;
-          change = lane_modulus_of(v - row_re[j * step], w - row_im[j * step]);
+          change = lane_modulus_bound_of(v - row_re[j * step], w - row_im[j * step]);
           fine[j & 1] += std::fabs(v - row_re[j * step]) + std::fabs(w - row_im[j * step]);
         } else {
           change = std::fabs(v - row_re[j * step]);
           fine[j & 1] += change;
         }
-        // the modulus is rounded up by a few ulps: the ratio's margin covers it
+        // the modulus is rounded up by a few ulps, the change's bound down by at most two: the ratio's
+        // margin covers both
         rho_chains[j & 1] = std::max(rho_chains[j & 1], change / modulus[j]);
       }
       // x_0 = a(:, n−1)/2 − Σ_(j < n−1) a(:, j)/2 = a(:, n−1) − Σ_j a(:, j)/2, exact on the grid
@@ -608,13 +617,10 @@ struct dense_lane_group {
     return sums;
   }
 
-  // Lane l's permanent, certified as set_ryser_sum certifies cpu-sparse's (engine: the name the
-  // result carries).
-  static void set_result(permanent_result& r, int n, bool complex, const dense_lane_sums& sums, int lane,
-                         const grid_rounding_facts& facts) {
-    r.n = n;
-    r.nnz = static_cast<std::int64_t>(n) * n;
-    r.threads = 1;
+  // Lane l's permanent's numbers, certified as set_ryser_sum certifies cpu-sparse's (not yet checked
+  // for overflow: check_floating_numbers).
+  static floating_numbers lane_numbers(int n, bool complex, const dense_lane_sums& sums, int lane,
+                                       const grid_rounding_facts& facts) {
     constexpr std::uint64_t run = std::uint64_t{1} << dense_lanes_run_bits;
     // Σ|t| is one plain sum of every term: the longest chain (a run's 8 terms go into its partial,
     // each partial into the total with one TwoSum)
@@ -631,16 +637,22 @@ struct dense_lane_group {
       s.magnitude = sums.magnitude[p][lane];
       return s;
     };
-    if (complex) {
-      complex_sum<compensated_sum> sum{part(0), part(1)};
-      set_ryser_sum(r, n, sum, chain, run_facts);
-    } else {
-      set_ryser_sum(r, n, part(0), chain, run_facts);
-    }
-    const double rounding = *r.error_bound;
-    const double a_priori = grid_perturbation_bound(facts, std::hypot(r.value, r.imag), rounding);
-    set_error_bound(
-        r, rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori));
+    floating_numbers v = complex
+                             ? ryser_sum_numbers(n, complex_sum<compensated_sum>{part(0), part(1)}, chain, run_facts)
+                             : ryser_sum_numbers(n, part(0), chain, run_facts);
+    const double rounding = v.bound;
+    const double a_priori = grid_perturbation_bound(facts, std::hypot(v.value, v.imag), rounding);
+    v.bound = rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori);
+    return v;
+  }
+
+  // The same as a result's fields (engine: the name the result carries).
+  static void set_result(permanent_result& r, int n, bool complex, const dense_lane_sums& sums, int lane,
+                         const grid_rounding_facts& facts) {
+    r.n = n;
+    r.nnz = static_cast<std::int64_t>(n) * n;
+    r.threads = 1;
+    set_floating_numbers(r, lane_numbers(n, complex, sums, lane, facts));
   }
 
   // A bound on |Σ_g (−1)^g (t_g − t̂'_g)|·2, the permanent of A against that of Â (numeric/bounds.md,

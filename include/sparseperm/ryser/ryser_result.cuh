@@ -28,24 +28,37 @@ struct floating_run_facts {
   bool rounded_factors = false;  // split row sums rounded once a factor (error_bound.cuh)
 };
 
-// A floating result: the value ±2Σ̂ and its error bound (rounding, then the grid's change); a
-// value or a bound that is not finite is an overflow error.
-inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report,
-                            const grid_rounding_facts& grid) {
-  set_floating_value(result, nw_factor(n) * report.sum);
+// A floating result's numbers: the value ±2Σ̂ and its error bound (rounding, then the grid's change).
+inline floating_numbers ryser_numbers(int n, const floating_sum_report& report, const grid_rounding_facts& grid) {
+  floating_numbers v;
+  v.value = nw_factor(n) * report.sum;
   const double rounding = 2 * ryser_sum_bound(n, report, grid);
-  set_error_bound(result, rounding + grid_perturbation_bound(grid, result.value, rounding));
+  v.bound = rounding + grid_perturbation_bound(grid, v.value, rounding);
+  return v;
 }
 
-// A complex floating result: ±2Σ̂ and the bound on the modulus of its error.
-inline void set_ryser_value(permanent_result& result, int n, const complex_double& sum, floating_sum_report report,
-                            const grid_rounding_facts& grid) {
-  set_floating_value(result, nw_factor(n) * sum.re);
-  set_imaginary_part(result, nw_factor(n) * sum.im);
+// A complex one's: ±2Σ̂ and the bound on the modulus of its error.
+inline floating_numbers ryser_numbers(int n, const complex_double& sum, floating_sum_report report,
+                                      const grid_rounding_facts& grid) {
+  floating_numbers v;
+  v.complex = true;
+  v.value = nw_factor(n) * sum.re;
+  v.imag = nw_factor(n) * sum.im;
   report.complex = true;
   report.sum = l1_norm(sum);
   const double rounding = 2 * ryser_sum_bound(n, report, grid);
-  set_error_bound(result, rounding + grid_perturbation_bound(grid, std::hypot(result.value, result.imag), rounding));
+  v.bound = rounding + grid_perturbation_bound(grid, std::hypot(v.value, v.imag), rounding);
+  return v;
+}
+
+// The same as a result's fields; a value or a bound that is not finite is an overflow error.
+inline void set_ryser_value(permanent_result& result, int n, const floating_sum_report& report,
+                            const grid_rounding_facts& grid) {
+  set_floating_numbers(result, ryser_numbers(n, report, grid));
+}
+inline void set_ryser_value(permanent_result& result, int n, const complex_double& sum,
+                            const floating_sum_report& report, const grid_rounding_facts& grid) {
+  set_floating_numbers(result, ryser_numbers(n, sum, report, grid));
 }
 
 #if SPARSEPERM_HAS_INT128
@@ -99,20 +112,27 @@ floating_sum_report sum_report(double sum, double magnitude, std::uint64_t chain
   return report;
 }
 
+// A floating accumulator's numbers (Sum: compensated, plain or double-double sums, real or complex).
+// chain: the most additions into one accumulator (error_bound.cuh).
+template <class Sum>
+floating_numbers ryser_sum_numbers(int n, const Sum& sum, std::uint64_t chain, const floating_run_facts& facts) {
+  floating_sum_report report = sum_report<Sum>(0, magnitude_of(sum), chain, facts);
+  report.partials = partials_of(sum);
+  if constexpr (requires { sum.re; }) {
+    return ryser_numbers(n, sum.value(), report, facts.grid);
+  } else {
+    report.sum = sum.value();
+    return ryser_numbers(n, report, facts.grid);
+  }
+}
+
 // A result from a host-reduced accumulator: exact sums give the permanent, floating ones the value
-// and its bound. chain: the most additions into one accumulator (error_bound.cuh).
+// and its bound.
 template <class Sum>
 void set_ryser_sum(permanent_result& result, int n, const Sum& sum, std::uint64_t chain,
                    const floating_run_facts& facts) {
-  if constexpr (
-      requires { Sum::compensated; } && requires { sum.re; }) {
-    floating_sum_report report = sum_report<Sum>(0, magnitude_of(sum), chain, facts);
-    report.partials = partials_of(sum);
-    set_ryser_value(result, n, sum.value(), report, facts.grid);
-  } else if constexpr (requires { Sum::compensated; }) {
-    floating_sum_report report = sum_report<Sum>(sum.value(), magnitude_of(sum), chain, facts);
-    report.partials = partials_of(sum);
-    set_ryser_value(result, n, report, facts.grid);
+  if constexpr (requires { Sum::compensated; }) {
+    set_floating_numbers(result, ryser_sum_numbers(n, sum, chain, facts));
   } else {
     set_ryser_value(result, n, sum.value());
   }

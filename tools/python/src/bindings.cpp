@@ -134,14 +134,15 @@ nb::object details_of(const sparseperm::permanent_result& r) {
 // A batch's results, kept in C++: a sampler's million matrices become numpy arrays in one pass, and
 // a result's dict (Result) only where Python asks for that one.
 struct batch_records {
-  std::vector<sparseperm::permanent_result> results;
+  sparseperm::permanent_results results;
 };
 
+// field(results, k): matrix k's field, read without making its result
 template <class T, class Field>
 nb::ndarray<nb::numpy, T, nb::ndim<1>> column_of(const batch_records& b, const Field& field) {
   const std::size_t count = b.results.size();
   T* data = new T[count > 0 ? count : 1];
-  for (std::size_t k = 0; k < count; ++k) data[k] = field(b.results[k]);
+  for (std::size_t k = 0; k < count; ++k) data[k] = field(b.results, k);
   nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<T*>(q); });
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {count}, owner);
 }
@@ -402,7 +403,7 @@ void define_computing(nb::module_& m) {
 }
 
 void define_batches(nb::module_& m) {
-  using result = sparseperm::permanent_result;
+  using results = sparseperm::permanent_results;
   nb::class_<batch_records>(m, "BatchRecords")
       .def("__len__", [](const batch_records& b) { return b.results.size(); })
       .def("record",
@@ -411,17 +412,28 @@ void define_batches(nb::module_& m) {
              return result_record{b.results[k]};
            })
       .def("value",
-           [](const batch_records& b) { return column_of<double>(b, [](const result& r) { return r.value; }); })
-      .def("imag", [](const batch_records& b) { return column_of<double>(b, [](const result& r) { return r.imag; }); })
+           [](const batch_records& b) {
+             return column_of<double>(b, [](const results& r, std::size_t k) { return r.value(k); });
+           })
+      .def("imag",
+           [](const batch_records& b) {
+             return column_of<double>(b, [](const results& r, std::size_t k) { return r.imag(k); });
+           })
       .def("error_bound",
            [](const batch_records& b) {
-             return column_of<double>(b, [](const result& r) { return r.error_bound.value_or(0.0); });
+             return column_of<double>(b,
+                                      [](const results& r, std::size_t k) { return r.error_bound(k).value_or(0.0); });
            })
-      .def("exact", [](const batch_records& b) { return column_of<bool>(b, [](const result& r) { return r.exact; }); })
+      .def("exact",
+           [](const batch_records& b) {
+             return column_of<bool>(b, [](const results& r, std::size_t k) { return r.exact(k); });
+           })
       .def("complex",
-           [](const batch_records& b) { return column_of<bool>(b, [](const result& r) { return r.complex; }); })
+           [](const batch_records& b) {
+             return column_of<bool>(b, [](const results& r, std::size_t k) { return r.complex(k); });
+           })
       .def("in_range", [](const batch_records& b) {
-        return column_of<bool>(b, [](const result& r) { return r.scale_exponent == 0; });
+        return column_of<bool>(b, [](const results& r, std::size_t k) { return r.in_range(k); });
       });
   m.def(
       "compute_batch",

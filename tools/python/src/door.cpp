@@ -112,8 +112,8 @@ permanent_result compute(const door_matrix& matrix, const door_options& o, progr
   return compute_permanent(a, to_options(o, &progress));
 }
 
-std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& o,
-                                            progress_counter& progress) {
+permanent_results compute_batch(const std::vector<door_matrix>& matrices, const door_options& o,
+                                progress_counter& progress) {
   return compute_permanents(
       static_cast<std::int64_t>(matrices.size()),
       [&](std::int64_t k) { return to_sparse(matrices[static_cast<std::size_t>(k)], o); }, to_options(o, &progress));
@@ -150,8 +150,8 @@ permanent_result compute_dense(int n, const double* real, const double* imag, co
   return compute_permanent(dense_matrix(one, 0, o), to_options(o, progress));
 }
 
-std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
-                                                  const door_options& o, progress_counter& progress) {
+permanent_results compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
+                                      const door_options& o, progress_counter& progress) {
   check_size(n);
   const dense_matrices values{batch, n, real, imag, step};
   const auto matrix_at = [&](std::int64_t k) { return dense_matrix(values, k, o); };

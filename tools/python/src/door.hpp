@@ -12,6 +12,7 @@
 #include <sparseperm/core/engine_error.cuh>
 #include <sparseperm/core/progress.cuh>
 #include <sparseperm/core/result.cuh>
+#include <sparseperm/core/results.cuh>
 
 namespace sparseperm {
 struct compute_options;  // engines/engine.cuh: opaque to the bindings
@@ -48,16 +49,16 @@ door_matrix read_matrix_market_file(const std::string& path);
 permanent_result compute(const door_matrix& matrix, const door_options& options, progress_counter& progress);
 // Many matrices (the library's compute_permanents: dense ones without a plan, on the CPU's threads or a
 // GPU warp each), results in order. The first failing matrix (by index) is a batch_error.
-std::vector<permanent_result> compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
-                                            progress_counter& progress);
+permanent_results compute_batch(const std::vector<door_matrix>& matrices, const door_options& options,
+                                progress_counter& progress);
 // One dense n × n matrix, row-major (imag null, or beside real): no coordinates made in Python.
 // progress null: a brief run, which no Ctrl-C stops (the options are then used as read, not copied).
 permanent_result compute_dense(int n, const double* real, const double* imag, const door_options& options,
                                progress_counter* progress);
 // B dense n × n matrices, row-major one after the other (imag null, or beside real), their entries
 // `step` doubles apart (2: numpy's complex128 read in place, imag = real + 1).
-std::vector<permanent_result> compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
-                                                  const door_options& options, progress_counter& progress);
+permanent_results compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
+                                      const door_options& options, progress_counter& progress);
 
 // The planner's view: every block with every engine's estimate, and the engine chosen.
 struct door_estimate {
