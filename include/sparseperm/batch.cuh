@@ -308,6 +308,15 @@ inline bool gpu_batch_pays(const std::vector<int>& sizes, bool complex, bool fin
   return gpu_seconds < cpu_seconds;
 }
 
+// Whether a real value of matrix k of `values` is below 0 (complex matrices: their real parts), as
+// has_negative_value (dp/dp_value.cuh) asks of a sparse_matrix.
+inline bool has_negative_value(const dense_matrices& values, std::int64_t k) {
+  const double* re = values.real_of(k);
+  for (std::size_t e = 0; e < static_cast<std::size_t>(values.n) * values.n; ++e)
+    if (re[e * values.step] < 0) return true;
+  return false;
+}
+
 inline permanent_result run_dense_cpu(const sparse_matrix& a, const compute_options& options) {
   permanent_result r = run_unplanned(a, options);
   add_input_rounding(r, a);
@@ -449,12 +458,15 @@ class batch_run {
     on_gpu = gpu::device_count() > 0;
     if (on_gpu && options_.engine.automatic()) {
       std::vector<int> sizes;
-      bool complex = false;
+      bool complex = false, negative = false;
       for (std::int64_t k : gpu_group_) {
         sizes.push_back(values_ ? values_->n : matrix(k).n());
         complex = complex || complex_[static_cast<std::size_t>(k)];
+        negative = negative || (values_ ? has_negative_value(*values_, k) : has_negative_value(matrix(k)));
       }
-      on_gpu = gpu_batch_pays(sizes, complex, options_.precision == precision::automatic, threads_);
+      // the lanes' walk with the fine parts' sums runs on signed or complex values only
+      const bool fine = options_.precision == precision::automatic && (complex || negative);
+      on_gpu = gpu_batch_pays(sizes, complex, fine, threads_);
     }
 #endif
     if (on_gpu) {  // the GPU's route reads sparse matrices
