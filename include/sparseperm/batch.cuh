@@ -30,7 +30,8 @@
 // dense matrix on the CPU), engines::gpu_sparse (every dense floating one on the GPU), or any other
 // engine for every matrix through compute_permanent.
 //
-// compute_permanents(count, matrix_at, options)          matrix_at(k) gives matrix k
+// compute_permanents(count, matrix_at, options)          matrix_at(k) gives matrix k; the results
+//                                                        as permanent_results (core/results.cuh)
 // compute_permanents(count, matrix_at, options, values)  the same matrices also as dense arrays
 //                                                        (numpy's (count, n, n)): the dense floating
 //                                                        ones go to the lanes without a sparse_matrix
