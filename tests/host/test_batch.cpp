@@ -278,6 +278,62 @@ TEST_CASE("batch lanes: the preparation four matrices at once equals the one mat
   CHECK(extreme >= 5);
 }
 
+TEST_CASE("batch lanes: the routing check four entries at a time equals the one entry at a time") {
+  // rows of random, integer and special values (0, ±inf, NaN, subnormals, 2^52 ± 1/2, beyond 2^53),
+  // real, complex and complex128's pairs in place: the same verdicts and row sums
+#if SPARSEPERM_LANES_AVX2
+  if (!sp::detail::lanes_have_avx2()) {
+    MESSAGE("this CPU has no AVX2: the check reads one entry at a time only");
+    return;
+  }
+  const double specials[] = {0.0,      -0.0,      1.0, -3.0,   0.5,        1e300,        1e-300,       0x1p-1074,
+                             INFINITY, -INFINITY, NAN, 0x1p53, 0x1p54 + 2, 0x1p52 + 0.5, 0x1p51 + 0.5, -2.0};
+  sp::random_stream s(20261129);
+  int compared = 0, unusable = 0, fractions = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int n = 7 + static_cast<int>(s.next() % 12);
+    const int kind = static_cast<int>(s.next() % 3);  // Gaussian-like, small integers, with specials
+    std::vector<double> pairs(2 * static_cast<std::size_t>(n) * n);
+    for (double& v : pairs) {
+      v = kind == 0 ? s.uniform() - 0.5 : static_cast<double>(static_cast<int>(s.next() % 7) - 3);
+      if (kind == 2 && s.next() % 8 == 0) v = specials[s.next() % std::size(specials)];
+    }
+    for (const int step : {1, 2}) {  // separate parts, or pairs
+      const double* re = pairs.data();
+      const double* im = step == 2 ? pairs.data() + 1 : pairs.data() + static_cast<std::size_t>(n) * n;
+      for (const bool complex : {false, true}) {
+        bool fraction[2] = {false, false}, imaginary[2] = {false, false}, usable[2] = {true, true};
+        double sums[2][sp::detail::dense_lanes_max_n]{};
+        usable[0] =
+            sp::detail::scan_lanes_rows(n, re, complex ? im : nullptr, step, fraction[0], imaginary[0], sums[0]);
+        for (int i = 0; i < n && usable[1]; ++i) {
+          const std::size_t row = static_cast<std::size_t>(i) * n * step;
+          usable[1] = sp::detail::scan_row(n, re + row, complex ? im + row : nullptr, step, fraction[1], imaginary[1],
+                                           sums[1][i]);
+        }
+        CAPTURE(trial);
+        REQUIRE(usable[0] == usable[1]);
+        ++compared;
+        if (!usable[0]) {
+          ++unusable;
+          continue;
+        }
+        CHECK(fraction[0] == fraction[1]);
+        CHECK(imaginary[0] == imaginary[1]);
+        fractions += fraction[0];
+        for (int i = 0; i < n; ++i) CHECK(sums[0][i] == doctest::Approx(sums[1][i]).epsilon(1e-14));
+      }
+    }
+  }
+  CHECK(compared == 16000);
+  CHECK(unusable > 100);
+  CHECK(fractions > 100);
+  CHECK(compared - unusable - fractions > 100);  // rows of integers
+#else
+  MESSAGE("no AVX2 build: the check reads one entry at a time only");
+#endif
+}
+
 TEST_CASE("batch lanes: a bound that says something") {
   // positive 10 x 10 matrices: a change of one entry by 1e-9 moves the permanent by about 1e-10 of
   // it, far beyond a bound below 1e-11 of it
