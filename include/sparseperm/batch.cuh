@@ -515,14 +515,7 @@ class batch_run {
     if (values_) {
       for (const bool complex : {false, true})
         for (const bool fine : {false, true}) {
-          permanent_result d;
-          d.engine = engines::cpu_sparse::name;
-          d.n = values_->n;
-          d.nnz = static_cast<std::int64_t>(values_->n) * values_->n;
-          d.threads = 1;
-          d.complex = complex;
-          d.plan = lane_plan(plan, fine);
-          const std::uint32_t at = results_.describe(std::move(d));
+          const std::uint32_t at = results_.describe(lane_description(values_->n, complex, fine, plan));
           if (!complex && !fine) described = at;
         }
     }
@@ -535,8 +528,16 @@ class batch_run {
         });
   }
 
-  static std::string lane_plan(const std::string& plan, bool fine) {
-    return fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
+  // A lane result's fields but its numbers (fine: the walk with the fine parts' sums).
+  static permanent_result lane_description(int n, bool complex, bool fine, const std::string& plan) {
+    permanent_result d;
+    d.engine = engines::cpu_sparse::name;
+    d.n = n;
+    d.nnz = static_cast<std::int64_t>(n) * n;
+    d.threads = 1;
+    d.complex = complex;
+    d.plan = fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
+    return d;
   }
 
   // described: the index of the first of the descriptions run_lanes made (matrices from `values`)
@@ -603,9 +604,8 @@ class batch_run {
           return;
         }
         permanent_result& r = results_.whole(at);
-        r.engine = engines::cpu_sparse::name;
-        dense_lane_group::set_result(r, n, complex, sums, lane, group.facts[lane]);
-        r.plan = lane_plan(plan, sums.fine);
+        r = lane_description(n, complex, sums.fine, plan);
+        set_floating_numbers(r, dense_lane_group::lane_numbers(n, complex, sums, lane, group.facts[lane]));
         add_input_rounding(r, *matrices_[at]);
       });
     }

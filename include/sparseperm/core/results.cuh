@@ -43,12 +43,6 @@ class permanent_results {
     set_floating_numbers(r, {e.value, e.imag, e.bound, r.complex});
     return r;
   }
-  std::vector<permanent_result> all() const {
-    std::vector<permanent_result> results;
-    results.reserve(size());
-    for (std::size_t k = 0; k < size(); ++k) results.push_back((*this)[k]);
-    return results;
-  }
 
   double value(std::size_t k) const { return whole_[k] ? whole_[k]->value : entries_[k].value; }
   double imag(std::size_t k) const { return whole_[k] ? whole_[k]->imag : entries_[k].imag; }

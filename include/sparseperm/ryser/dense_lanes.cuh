@@ -22,7 +22,7 @@
 //   dense_lanes_min_n, dense_lanes_max_n   the sizes with a step loop
 //   dense_lane_group                       up to four matrices' row grids, columns and start
 //                                          state from their row-major values (prepare), the walk,
-//                                          and each lane's result (result)
+//                                          and each lane's result's numbers (lane_numbers)
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -644,15 +644,6 @@ struct dense_lane_group {
     const double a_priori = grid_perturbation_bound(facts, std::hypot(v.value, v.imag), rounding);
     v.bound = rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori);
     return v;
-  }
-
-  // The same as a result's fields (engine: the name the result carries).
-  static void set_result(permanent_result& r, int n, bool complex, const dense_lane_sums& sums, int lane,
-                         const grid_rounding_facts& facts) {
-    r.n = n;
-    r.nnz = static_cast<std::int64_t>(n) * n;
-    r.threads = 1;
-    set_floating_numbers(r, lane_numbers(n, complex, sums, lane, facts));
   }
 
   // A bound on |Σ_g (−1)^g (t_g − t̂'_g)|·2, the permanent of A against that of Â (numeric/bounds.md,
