@@ -228,14 +228,21 @@ struct glynn_tables {
   bool small_binomials = false;  // every product of binomials is an integer below 2^53: exact in double
 };
 
+// A task that runs to its end: the device's tasks, and the host's without a stop request to watch.
+struct glynn_runs_through {
+  SPARSEPERM_HOST_DEVICE void operator()() const {}
+};
+
 // Task `index`: its split digits fixed, the walked ones through all their values; the terms into
-// `local`. m, direction (K each) and v (L) are the caller's scratch.
+// `local`. m, direction (K each) and v (L) are the caller's scratch. `watch()` is called every 2^16
+// terms: a task costs up to a second on a long run, longer than a stop request may wait, so the host
+// passes one that throws when asked to stop (the task's partial sum is never kept).
 #if defined(__CUDACC__)
 #  pragma nv_exec_check_disable  // instantiated with big integers too, on the host only
 #endif
-template <class V, class P, class Sum>
+template <class V, class P, class Sum, class Watch = glynn_runs_through>
 SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t index, int* m, int* direction, V* v,
-                                       Sum& local) {
+                                       Sum& local, const Watch& watch = {}) {
   for (int k = 0; k < t.K; ++k) m[k] = 0, direction[k] = 1;
   for (int d = 0; d < t.split; ++d) {
     const int k = t.digits[d];
@@ -261,6 +268,7 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
     }
     negative = negative != ((m[k] & 1) != 0);
   }
+  std::uint32_t walked_terms = 0;
   for (;;) {
     part_type<P> binomials = part_type<P>(1LL);
     double small = 1;  // the binomials' product where it is exact in double (t.small_binomials)
@@ -323,6 +331,7 @@ SPARSEPERM_HOST_DEVICE void glynn_task(const glynn_tables<V, P>& t, std::int64_t
       }
     }
     negative = !negative;
+    if ((++walked_terms & 0xffff) == 0) watch();
   }
 }
 

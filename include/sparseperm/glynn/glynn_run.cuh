@@ -72,7 +72,7 @@ struct glynn_on_host {
     using P = typename Arith::product;
     const bool fixed = sharing.fixed_chunks();
     // about 16 tasks a thread (4096 when journaled or shared: independent of the threads); a long run
-    // in tasks of about 2^22 terms (at most 2^18 of them), which a stop request waits for
+    // in tasks of about 2^22 terms (at most 2^18 of them); a stop request ends a task within 2^16 terms
     const double long_run_tasks = std::min(std::ldexp(g.terms, -22), std::ldexp(1.0, 18));
     const long long wanted = fixed ? 4096LL : 16LL * std::max(summing.threads, 1);
     const glynn_plan<V, P> plan(g, std::max(wanted, static_cast<long long>(long_run_tasks)));
@@ -82,7 +82,9 @@ struct glynn_on_host {
       std::vector<int> m(static_cast<std::size_t>(g.rows)), direction(static_cast<std::size_t>(g.rows));
       std::vector<V> v(static_cast<std::size_t>(g.columns));
       Sum local;
-      glynn_task(tables, static_cast<std::int64_t>(index), m.data(), direction.data(), v.data(), local);
+      const progress_counter* progress = summing.progress;
+      glynn_task(tables, static_cast<std::int64_t>(index), m.data(), direction.data(), v.data(), local,
+                 [progress] { throw_if_stopped(progress); });
       return local;
     };
     shared_chunks shared{sharing};
