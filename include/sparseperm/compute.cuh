@@ -276,10 +276,34 @@ inline double dropped_values_bound(const std::vector<double>& kept_row_sums, con
 // leave it (Π R_i bounds them, times 2^(n−1) in Ryser's sums).
 inline constexpr double unscaled_log2_limit = 768;
 
+// Whether Σ_i log2 R_i (R_i = Σ_j |a_ij|) is surely within ±limit, from binary exponents alone: R_i
+// lies between Σ_j max(|re|, |im|) and Σ_j (|re| + |im|), and a positive x in [2^(e−1), 2^e) has
+// e − 1 ≤ log2 x < e. No allocation, square root or logarithm: most of a small matrix's check.
+inline bool row_sums_surely_within(const sparse_matrix& a, double limit) {
+  long long low = 0, high = 0;  // Σ_i (e(lower_i) − 1) ≤ Σ_i log2 R_i < Σ_i e(upper_i)
+  for (int i = 0; i < a.n(); ++i) {
+    const std::span<const double> re = a.row_values(i), im = a.row_imag(i);
+    double lower = 0, upper = 0;
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      const double x = std::fabs(re[k]), y = im.empty() ? 0.0 : std::fabs(im[k]);
+      lower += std::max(x, y);
+      upper += x + y;
+    }
+    if (!(lower > 0) || !std::isfinite(upper)) return false;  // the careful check decides
+    int e = 0;
+    std::frexp(lower * (1 - 0x1p-30), &e);  // the sums' roundings (rows of up to 2^22 values), generously
+    low += e - 1;
+    std::frexp(upper * (1 + 0x1p-30), &e);
+    high += e;
+  }
+  return static_cast<double>(low) >= -limit && static_cast<double>(high) <= limit;
+}
+
 // Whether the matrix needs scaling: its row sums' product beyond 2^±(768 − n).
 inline bool needs_unit_scaling(const sparse_matrix& a) {
   const int n = a.n();
   if (n == 0 || a.has_empty_line()) return false;  // empty lines: perm 0
+  if (row_sums_surely_within(a, unscaled_log2_limit - n)) return false;
   double log2_product = 0;
   for (double s : row_abs_sums(a)) log2_product += s > 0 ? std::log2(s) : 0;
   return std::fabs(log2_product) > unscaled_log2_limit - n;

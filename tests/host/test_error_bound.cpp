@@ -279,6 +279,45 @@ TEST_CASE("a large matrix near 1 whose row sums multiply beyond 2^(768 - n) is s
   CHECK(std::fabs(automatic.value - dp.value) <= *automatic.error_bound + *dp.error_bound);
 }
 
+// needs_unit_scaling's quick check from binary exponents: where it says the row sums' product is
+// within the limit, the logarithms say so too; and it says so for ordinary matrices (it saves their
+// square roots and logarithms), not only where nothing is near the limit.
+TEST_CASE("the row sums' quick check never clears a matrix the careful check would scale") {
+  sp::random_stream stream(77);
+  int cleared = 0, careful_within = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int n = 2 + trial % 30;
+    const bool complex = trial % 3 == 0;
+    // row magnitudes around 2^shift each, so that Σ_i log2 R_i lands anywhere near ±(768 − n)
+    const double target = (stream.uniform() * 2 - 1) * 1.2 * (sp::detail::unscaled_log2_limit - n);
+    std::vector<sp::matrix_entry> entries;
+    for (int i = 0; i < n; ++i) {
+      const int shift = static_cast<int>(std::lround(target / n + (stream.uniform() - 0.5) * 8));
+      for (int j = 0; j < n; ++j) {
+        if (j != i && stream.uniform() < 0.5) continue;  // the diagonal keeps every line nonempty
+        const double re = std::ldexp(stream.uniform() * 2 - 1, shift);
+        const double im = complex ? std::ldexp(stream.uniform() * 2 - 1, shift) : 0.0;
+        if (re != 0 || im != 0) entries.push_back({i, j, re, im});
+      }
+    }
+    const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, entries);
+    if (a.has_empty_line()) continue;
+    const double limit = sp::detail::unscaled_log2_limit - n;
+    double log2_product = 0;
+    for (const double r : sp::detail::row_abs_sums(a)) log2_product += std::log2(r);
+    const bool quick = sp::detail::row_sums_surely_within(a, limit);
+    CAPTURE(n);
+    CAPTURE(log2_product);
+    if (quick) CHECK(std::fabs(log2_product) <= limit);
+    cleared += quick;
+    careful_within += std::fabs(log2_product) <= limit - 2 * n;  // clear of the exponents' slack
+    CHECK(sp::detail::needs_unit_scaling(a) == (std::fabs(log2_product) > limit));
+  }
+  MESSAGE("cleared by the quick check: " << cleared << "; within the limit by 2n or more: " << careful_within);
+  CHECK(cleared >= careful_within);  // within 2n of the limit, it says so from the exponents alone
+  CHECK(cleared > 500);
+}
+
 TEST_CASE("integer matrices a named engine runs in doubles are scaled beyond double's range") {
   const int n = 27;
   std::vector<sp::matrix_entry> entries;

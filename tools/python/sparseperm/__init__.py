@@ -68,21 +68,27 @@ class Result:
 
     def __init__(self, record):
         # record: the extension's _Record (the result kept in C++; the other attributes and the dict
-        # are made when asked for: a small matrix's call is mostly this)
+        # are made when asked for: a small matrix's call is mostly this). A floating result within
+        # double's range comes whole from summary(); exact and scaled ones are read here.
         self._record = record
         self._dict: Optional[dict] = None
         self._details: Optional[tuple] = None
-        self.exact, is_complex, real, imag, self.error_bound, scaled = record.summary()
+        self.value, self.exact, self.error_bound, self._parts = record.summary()
         self.exponent: int = 0
+        if self._parts is not None:
+            self._read_parts()
+
+    def _read_parts(self):
+        real, imag, is_complex = self._parts
         if self.exact:
             real, imag = _exact_number(real), _exact_number(imag) if is_complex else 0
-        elif scaled:  # beyond double's range: value inf or 0, the exact mantissa and exponent
+        else:  # beyond double's range: value inf or 0, the exact mantissa and exponent
             s = self.record["scaled"]
             self.exponent = s["exponent"]
             real, imag = s["value"], s["imag"]
             self.error_bound = _scaled(s["error_bound"], self.exponent)
         self._mantissa = (real, imag, is_complex)
-        self._parts = (_scaled(real, self.exponent), _scaled(imag, self.exponent)) if scaled else (real, imag)
+        self._parts = (_scaled(real, self.exponent), _scaled(imag, self.exponent)) if self.exponent else (real, imag)
         self.value: Union[int, float, complex] = complex(*self._parts) if is_complex else self._parts[0]
 
     def _detail(self, k: int):
@@ -102,6 +108,8 @@ class Result:
     @property
     def mantissa(self) -> Union[int, float, complex]:
         """The value as computed; ``value == mantissa * 2**exponent``."""
+        if self._parts is None:  # within double's range: the value as computed
+            return self.value
         real, imag, is_complex = self._mantissa
         return complex(real, imag) if is_complex else real
 
@@ -126,11 +134,15 @@ class Result:
     @property
     def real(self) -> Union[int, float]:
         """The real part (an exact ``int`` when ``exact``)."""
+        if self._parts is None:
+            return self.value.real if type(self.value) is complex else self.value
         return self._parts[0]
 
     @property
     def imag(self) -> Union[int, float]:
         """The imaginary part (0 for a real matrix; an exact ``int`` when ``exact``)."""
+        if self._parts is None:
+            return self.value.imag if type(self.value) is complex else 0.0
         return self._parts[1]
 
     def __int__(self) -> int:
