@@ -124,6 +124,12 @@ class device_agent {
     }
   }
 
+  // A run that failed may leave launches in flight: they finish before the pinned buffers they write
+  // go back to the pool (cudaFreeHost used to wait for the device).
+  ~device_agent() { cudaStreamSynchronize(stream_.get()); }
+  device_agent(const device_agent&) = delete;
+  device_agent& operator=(const device_agent&) = delete;
+
   // Runs chunks until none is left (or a device that failed may give back none); the GPU time.
   // `fail_after`: a test's failure injected after that many chunks (negative: none).
   double run(long fail_after) {
@@ -154,6 +160,12 @@ class device_agent {
     started_ = true;
     const launch_plan plan =
         plan_chunk_launches(chunking_.first_of(c), chunking_.end_of(c), stride_, min_chunk_, kernel_.even_granule);
+    // Only the threads the launches use hold sums, and only they are cleared, copied and reduced: a
+    // small run's few threads, not the whole GPU's (the reduction on the host took about a
+    // millisecond a run of a small matrix, which a batch's whole-GPU route paid for every matrix)
+    std::uint64_t used = 0;
+    for (int l = 0; l < plan.count; ++l) used = std::max(used, plan[l].threads);
+    used_[next_] = used;
     const auto launch_into = [&](Sum* sums) {
       for (int l = 0; l < plan.count; ++l) {
         kernel_.launch_one(static_cast<unsigned>((plan[l].threads + kernel_.block - 1) / kernel_.block), plan[l], sums,
@@ -161,13 +173,12 @@ class device_agent {
         check(cudaGetLastError(), "the kernel launch");
       }
     };
-    if (kernel_.even_granule != 0) {  // the threads write host_[next_] (reduced two chunks ago); the rest is 0
-      std::fill(host_[next_].data() + plan[0].threads, host_[next_].data() + stride_, Sum{});
+    if (kernel_.even_granule != 0) {  // each used thread writes its sum to host_[next_] (reduced two chunks ago)
       launch_into(mapped_[next_]);
     } else {
-      check(cudaMemsetAsync(partial_[next_].data(), 0, stride_ * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
+      check(cudaMemsetAsync(partial_[next_].data(), 0, used * sizeof(Sum), stream_.get()), "cudaMemsetAsync");
       launch_into(partial_[next_].data());
-      check(cudaMemcpyAsync(host_[next_].data(), partial_[next_].data(), stride_ * sizeof(Sum), cudaMemcpyDeviceToHost,
+      check(cudaMemcpyAsync(host_[next_].data(), partial_[next_].data(), used * sizeof(Sum), cudaMemcpyDeviceToHost,
                             stream_.get()),
             "cudaMemcpyAsync from the device");
     }
@@ -182,7 +193,7 @@ class device_agent {
     check(cudaEventSynchronize(copied_[pending_buffer_].get()), "the kernel");
     if (fail_after_ >= 0 && chunks_done_ >= fail_after_)
       throw engine_error(engine_error::kind::failed, "a failure injected for the test of device failures");
-    finish_(*pending_, Record::of(host_[pending_buffer_].data(), stride_));
+    finish_(*pending_, Record::of(host_[pending_buffer_].data(), used_[pending_buffer_]));
     held_.erase(std::find(held_.begin(), held_.end(), *pending_));
     queue_.finished();
     ++chunks_done_;
@@ -201,6 +212,7 @@ class device_agent {
                                     device_buffer<Sum>(kernel_.even_granule != 0 ? 0 : stride_)};
   pinned_buffer<Sum> host_[2] = {pinned_buffer<Sum>(stride_), pinned_buffer<Sum>(stride_)};
   Sum* mapped_[2] = {nullptr, nullptr};  // host_ as the device sees it (even launches)
+  std::uint64_t used_[2] = {0, 0};       // the threads whose sums a buffer holds
   const event_handle copied_[2];
   event_timer timer_;
   bool started_ = false;
@@ -220,18 +232,14 @@ class device_pool {
   template <class MakeKernel>
   device_pool(const std::vector<int>& devices, const MakeKernel& make_kernel)
       : devices_(devices), kernels_(devices.size()), failures_(devices.size()), seconds_(devices.size(), 0.0) {
-    std::vector<std::thread> threads;
-    for (std::size_t w = 0; w < devices_.size(); ++w) {
-      threads.emplace_back([&, w] {
-        try {
-          check(cudaSetDevice(devices_[w]), "cudaSetDevice");
-          kernels_[w] = make_kernel(devices_[w]);
-        } catch (...) {
-          failures_[w] = std::current_exception();
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
+    on_each_device([&](std::size_t w) {
+      try {
+        check(cudaSetDevice(devices_[w]), "cudaSetDevice");
+        kernels_[w] = make_kernel(devices_[w]);
+      } catch (...) {
+        failures_[w] = std::current_exception();
+      }
+    });
     for (std::size_t w = 0; w < devices_.size(); ++w)
       if (!failures_[w]) threads_ = std::min(threads_, kernels_[w].threads);
     if (threads_ == ~std::uint64_t{0}) std::rethrow_exception(first_failure());  // no device could start
@@ -251,21 +259,17 @@ class device_pool {
   void run(sparseperm::detail::chunk_queue& queue, const typename device_agent<Sum, Record>::finish_function& finish,
            const sparseperm::detail::device_chunking& chunking, std::uint64_t min_chunk,
            const launch_options& options) {
-    std::vector<std::thread> agents;
-    for (std::size_t w = 0; w < devices_.size(); ++w) {
-      if (failures_[w]) continue;
-      agents.emplace_back([&, w] {
-        try {
-          check(cudaSetDevice(devices_[w]), "cudaSetDevice");
-          device_agent<Sum, Record> agent(kernels_[w], threads_, chunking, min_chunk, queue, finish);
-          seconds_[w] = agent.run(static_cast<int>(w) == options.failing_device ? options.failing_after : -1);
-        } catch (...) {
-          failures_[w] = std::current_exception();
-        }
-        release(w);
-      });
-    }
-    for (std::thread& t : agents) t.join();
+    on_each_device([&](std::size_t w) {
+      if (failures_[w]) return;
+      try {
+        check(cudaSetDevice(devices_[w]), "cudaSetDevice");
+        device_agent<Sum, Record> agent(kernels_[w], threads_, chunking, min_chunk, queue, finish);
+        seconds_[w] = agent.run(static_cast<int>(w) == options.failing_device ? options.failing_after : -1);
+      } catch (...) {
+        failures_[w] = std::current_exception();
+      }
+      release(w);
+    });
     if (std::all_of(failures_.begin(), failures_.end(), [](const auto& f) { return f != nullptr; }))
       std::rethrow_exception(first_failure());  // every device failed
   }
@@ -315,6 +319,23 @@ class device_pool {
       if (f) return f;
     return nullptr;
   }
+  // f(w) for every device, at once: a thread each where there are several; on the caller's thread for
+  // one (a thread and its CUDA start cost about 0.1 ms, which a batch's whole-GPU route paid twice a
+  // matrix), the caller's device selected again after.
+  template <class F>
+  void on_each_device(const F& f) {
+    if (devices_.size() == 1) {
+      int caller = -1;
+      const bool known = cudaGetDevice(&caller) == cudaSuccess;
+      f(0);
+      if (known) cudaSetDevice(caller);
+      return;
+    }
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < devices_.size(); ++w) threads.emplace_back([&f, w] { f(w); });
+    for (std::thread& t : threads) t.join();
+  }
+
   // A device's buffers are freed with that device selected.
   void release(std::size_t w) {
     if (!kernels_[w].resources) return;
