@@ -9,7 +9,9 @@
 #include <sparseperm/ryser/ordering.cuh>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -311,4 +313,76 @@ TEST_CASE("the record codec: records travel as bytes and back, and a malformed r
   CHECK_FALSE(d::record_from_bytes(huge, z));
   std::string sign = d::byte_writer().put(std::uint8_t{7}).put(std::uint64_t{0}).take();  // a sign byte of 7
   CHECK_FALSE(d::record_from_bytes(sign, z));
+}
+
+namespace {
+
+// a − b of dyadic rationals, exactly
+test_support::dyadic minus(const test_support::dyadic& a, const test_support::dyadic& b) {
+  const int e = std::min(a.e, b.e);
+  sp::detail::big_integer d = test_support::times_power_of_two(a.m, a.e - e);
+  d += test_support::times_power_of_two(b.m, b.e - e).times(-1);
+  return {d, e};
+}
+
+double ulp_of(double v) { return std::nextafter(std::fabs(v), INFINITY) - std::fabs(v); }
+
+}  // namespace
+
+// The host's exact reduction of per-thread sums (accumulators.cuh): against big integers, on doubles
+// of every size and sign (subnormals and values near the top of the range too), with the carries
+// propagated mid-way; its double-double and its rounded-up magnitude as the records use them.
+TEST_CASE("exact_double_sum is exact: value within an ulp, double_double_of within 2^-104") {
+  namespace d = sp::detail;
+  sp::random_stream stream(2611);
+  for (int trial = 0; trial < 300; ++trial) {
+    d::exact_double_sum sum;
+    if (trial % 3 == 0) sum.pending = (std::uint32_t{1} << 30) - 7;  // the carry propagation on the way
+    test_support::dyadic exact{d::big_integer(0ll), 0};
+    const int count = 1 + trial % 40;
+    const int low = trial % 4 == 0 ? -1074 : -60 - trial % 200, span = trial % 5 == 0 ? 2000 : 120;
+    double magnitude_of_terms = 0;
+    for (int k = 0; k < count; ++k) {
+      const int e = std::min(low + static_cast<int>(stream.uniform() * span), 960);
+      double v = std::ldexp(stream.uniform(), e);
+      if (stream.uniform() < 0.5) v = -v;
+      if (k > 0 && stream.uniform() < 0.2) v = -std::ldexp(stream.uniform() < 0.5 ? 1.0 : 0.75, e);
+      sum.add(v);
+      if (v != 0) exact = minus(exact, minus(test_support::dyadic{d::big_integer(0ll), 0}, test_support::dyadic_of(v)));
+      magnitude_of_terms += std::fabs(v);
+    }
+    if (trial % 7 == 0) {  // a value and its negation leave the sum as it was
+      sum.add(1e300);
+      sum.add(-1e300);
+    }
+    CAPTURE(trial);
+    const double value = sum.value();
+    const double error = std::fabs(test_support::difference(value, exact));
+    CHECK(error <= ulp_of(value));
+    if (value == 0) CHECK(test_support::difference(0.0, exact) == 0);
+    const sp::double_double dd = d::double_double_of(sum);
+    const double dd_error = std::fabs(test_support::difference(dd.lo, minus(exact, test_support::dyadic_of(dd.hi))));
+    CHECK(dd_error <= 0x1p-104 * std::fabs(value) + 0x1p-1074);
+    d::exact_double_sum magnitude;
+    for (int k = 0; k < 3; ++k) magnitude.add(magnitude_of_terms / 3);
+    CHECK(d::rounded_up(magnitude) >= magnitude_of_terms / 3 * 3 * (1 - 0x1p-52));
+  }
+  d::exact_double_sum special;
+  special.add(1.0);
+  special.add(INFINITY);
+  CHECK(special.value() == INFINITY);
+  special.add(-INFINITY);
+  CHECK(std::isnan(special.value()));
+  d::exact_double_sum huge;  // beyond double's range: inf, as a double sum would be
+  huge.add(DBL_MAX);
+  huge.add(DBL_MAX);
+  CHECK(huge.value() == INFINITY);
+  huge.add(-DBL_MAX);
+  CHECK(huge.value() == DBL_MAX);
+  d::exact_double_sum tiny;
+  tiny.add(0x1p-1074);
+  tiny.add(0x1p-1074);
+  tiny.add(-0x1p-1073);
+  tiny.add(-0x1p-1074);
+  CHECK(tiny.value() == -0x1p-1074);
 }

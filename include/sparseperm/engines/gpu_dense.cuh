@@ -34,9 +34,10 @@ struct gpu_dense : ryser_engine {
   // (1.8e-13 to 2.0e-13 s real, 2.8 to 2.9 times that complex: 6 floating operations a row, not 2)
   static constexpr double row_step_seconds = 1.9e-13, complex_factor = 2.8;
   // A batch's matrix run on the whole GPU (batch.cuh): its run's fixed cost, the device's
-  // preparation, launches and the sums' copies and reduction, the context being up (measured 5.9 to
-  // 8.4 ms a matrix in batches of 64 complex n = 24 to 28 on an H100 host)
-  static constexpr double batch_run_seconds = 7e-3;
+  // preparation, launches and the sums' copies and reduction, the context being up (one H200 host,
+  // runs one after another: 0.9 to 1.1 ms real, 1.5 to 2.7 ms complex at n = 20 to 28, where it was
+  // 5 to 10 ms before the launcher kept its pinned buffers and reduced only the used threads' sums)
+  static constexpr double batch_run_seconds = 2.5e-3;
 
   static std::optional<std::string> unavailable(const compute_options&) { return gpu_unavailable(); }
   static permanent_result run(const engine_task& task, const compute_options& options);
