@@ -386,3 +386,38 @@ TEST_CASE("exact_double_sum is exact: value within an ulp, double_double_of with
   tiny.add(-0x1p-1074);
   CHECK(tiny.value() == -0x1p-1074);
 }
+
+// A chunk's record reduces its threads' sums in pieces on the host's threads, merged limb by limb:
+// the same record, bit for bit, as one accumulator over all of them (an exact sum has no order).
+TEST_CASE("a chunk's record from sums reduced in parallel pieces equals one exact sum") {
+  namespace d = sp::detail;
+  using Sum = d::complex_sum<d::compensated_sum>;
+  sp::random_stream stream(907);
+  for (const std::size_t count : {std::size_t{1}, std::size_t{4095}, std::size_t{4097}, std::size_t{70001}}) {
+    std::vector<Sum> sums(count);
+    for (Sum& s : sums) {
+      for (int k = 0; k < 4; ++k) {
+        const int e = static_cast<int>(stream.uniform() * 80) - 40;
+        s.add_signed(sp::complex_double{std::ldexp(stream.uniform() - 0.5, e), std::ldexp(stream.uniform() - 0.5, e)},
+                     k % 2 == 1);
+      }
+    }
+    d::exact_double_sum re, im, magnitude, re_first, re_second;
+    for (std::size_t t = 0; t < count; ++t) {
+      sums[t].re.for_each_part([&](double v) { re.add(v); });
+      sums[t].re.for_each_part([&](double v) { (t < count / 3 ? re_first : re_second).add(v); });
+      sums[t].im.for_each_part([&](double v) { im.add(v); });
+      magnitude.add(d::magnitude_of(sums[t]));
+    }
+    re_first.merge(re_second);
+    CAPTURE(count);
+    CHECK(re_first.value() == re.value());
+    const auto record = d::chunk_record<Sum, sp::complex_double>::of(sums.data(), count);
+    const sp::double_double want_re = d::double_double_of(re), want_im = d::double_double_of(im);
+    CHECK(record.re.hi == want_re.hi);
+    CHECK(record.re.lo == want_re.lo);
+    CHECK(record.im.hi == want_im.hi);
+    CHECK(record.im.lo == want_im.lo);
+    CHECK(record.magnitude == d::rounded_up(magnitude));
+  }
+}

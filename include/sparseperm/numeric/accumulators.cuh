@@ -343,6 +343,20 @@ struct exact_double_sum {
     }
   }
 
+  // Adds another accumulator's sum, exactly (limb by limb, both carried first: no limb overflows).
+  void merge(const exact_double_sum& other) {
+    if (other.has_special) {
+      special += other.special;
+      has_special = true;
+    }
+    std::int64_t l[limbs];
+    std::memcpy(l, other.limb, sizeof l);
+    carry(l);
+    carry(limb);
+    for (int i = 0; i < limbs; ++i) limb[i] += l[i];
+    pending = 2;
+  }
+
   double value() const {
     if (has_special) return special;
     std::int64_t l[limbs];
