@@ -354,7 +354,7 @@ struct exact_double_sum {
     carry(l);
     carry(limb);
     for (int i = 0; i < limbs; ++i) limb[i] += l[i];
-    pending = 2;
+    pending = 2;  // each limb below 2^33: as after two additions
   }
 
   double value() const {

@@ -76,10 +76,10 @@ class Result:
         self.value, self.exact, self.error_bound, self._parts = record.summary()
         self.exponent: int = 0
         if self._parts is not None:
-            self._read_parts()
+            self._read_parts(*self._parts)
 
-    def _read_parts(self):
-        real, imag, is_complex = self._parts
+    def _read_parts(self, real, imag, is_complex: bool):
+        # summary()'s parts: the decimal texts when exact, None when scaled
         if self.exact:
             real, imag = _exact_number(real), _exact_number(imag) if is_complex else 0
         else:  # beyond double's range: value inf or 0, the exact mantissa and exponent
@@ -90,6 +90,12 @@ class Result:
         self._mantissa = (real, imag, is_complex)
         self._parts = (_scaled(real, self.exponent), _scaled(imag, self.exponent)) if self.exponent else (real, imag)
         self.value: Union[int, float, complex] = complex(*self._parts) if is_complex else self._parts[0]
+
+    def _value_parts(self) -> tuple:
+        """(real, imag): as read for exact and scaled results, else the value's."""
+        if self._parts is not None:
+            return self._parts
+        return (self.value.real, self.value.imag) if type(self.value) is complex else (self.value, 0.0)
 
     def _detail(self, k: int):
         if self._details is None:
@@ -134,16 +140,12 @@ class Result:
     @property
     def real(self) -> Union[int, float]:
         """The real part (an exact ``int`` when ``exact``)."""
-        if self._parts is None:
-            return self.value.real if type(self.value) is complex else self.value
-        return self._parts[0]
+        return self._value_parts()[0]
 
     @property
     def imag(self) -> Union[int, float]:
         """The imaginary part (0 for a real matrix; an exact ``int`` when ``exact``)."""
-        if self._parts is None:
-            return self.value.imag if type(self.value) is complex else 0.0
-        return self._parts[1]
+        return self._value_parts()[1]
 
     def __int__(self) -> int:
         if isinstance(self.value, complex):
