@@ -20,12 +20,13 @@ namespace sp = sparseperm;
 namespace ts = test_support;
 using sp::detail::big_integer;
 
-// A random n × n matrix, every entry present, of full 53-bit values: uniform in [−1, 1) (real) or
-// both parts so (complex).
-inline sp::sparse_matrix random_cancelling(sp::random_stream& s, int n, bool complex) {
+// A random n × n matrix of full 53-bit values: uniform in [−1, 1) (real) or both parts so (complex);
+// every entry present, or (density < 1) the diagonal and each other entry with that probability.
+inline sp::sparse_matrix random_cancelling(sp::random_stream& s, int n, bool complex, double density = 1) {
   std::vector<sp::matrix_entry> entries;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
+      if (density < 1 && i != j && s.uniform() >= density) continue;
       const double re = 2 * s.uniform() - 1;
       entries.push_back({i, j, re, complex ? 2 * s.uniform() - 1 : 0.0});
     }

@@ -3,7 +3,9 @@
 # engines.
 #   cmake -DNVCC=... -DINCLUDE_DIR=... -DTOOL=<sparseperm> -DGEN=<sparseperm-gen> -DWORK=... -DN=40 -DDENSITY=0.3
 #         -DSEED=1 -DVALUES=uniform -DENGINES=purereg,hybrid,cached -DPRECISION=exact -DARCH=90 -P check_registers.cmake
-# PRECISION: a sparseperm::precision (automatic when not given). Each kernel is the module's
+# PRECISION: a sparseperm::precision (automatic when not given). MAX_FRAME: the bytes of stack frame and
+# of spills allowed (0 when not given; double-double's split rows fill every register and leave a few
+# temporaries in a small frame, where x itself in a frame takes hundreds). Each kernel is the module's
 # (SPARSEPERM_MODULE_KERNEL, which SPARSEPERM_MODULE_PRECISION defines), named after its engine.
 if(NOT PRECISION)
   set(PRECISION automatic)
@@ -48,10 +50,18 @@ foreach(engine IN LISTS engines)
   endif()
   string(APPEND report " ${engine} ${CMAKE_MATCH_2} registers;")
 endforeach()
+if(NOT MAX_FRAME)
+  set(MAX_FRAME 0)
+endif()
 string(REGEX MATCHALL "([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads" frames "${output}")
 foreach(frame IN LISTS frames)
-  if(NOT frame MATCHES "^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads$")
-    message(FATAL_ERROR "${stem}: ${frame}: x must stay in registers\n${output}")
+  string(REGEX MATCH "^([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads$" parts "${frame}")
+  if(CMAKE_MATCH_1 GREATER MAX_FRAME OR CMAKE_MATCH_2 GREATER MAX_FRAME OR CMAKE_MATCH_3 GREATER MAX_FRAME)
+    message(FATAL_ERROR "${stem}: ${frame} (at most ${MAX_FRAME} bytes each): x must stay in registers\n${output}")
   endif()
 endforeach()
-message("${stem}:${report} no stack frame, no spills")
+if(MAX_FRAME EQUAL 0)
+  message("${stem}:${report} no stack frame, no spills")
+else()
+  message("${stem}:${report} frames and spills within ${MAX_FRAME} bytes")
+endif()

@@ -4,8 +4,9 @@
 // size, in Gaussian integers and dyadic values), gpu-purereg's static blocks of 4 steps and
 // cpu-cached's plain double sums, and on the other gpu-cached's forced b = 1 with every row in global
 // memory and cpu-cached's explicit precision::exact. Gaussian integers exact (128-bit Gaussian
-// integers) and equal to a big-integer subset DP; complex doubles, and the Gaussian integers in
-// complex doubles, within their bounds of the exact Gaussian-rational permanent. One of the four
+// integers) and equal to a big-integer subset DP; complex doubles, the Gaussian integers in complex
+// doubles, and gpu-cached's loop in double-double (its levels above the blocks in global memory),
+// within their bounds of the exact Gaussian-rational permanent. One of the four
 // parts (SPARSEPERM_COMPLEX_PART) of the 112 complex matrices make_random_matrices writes.
 #include <doctest/doctest.h>
 
@@ -26,7 +27,7 @@ using namespace test_complex;
 namespace {
 
 struct tally {
-  int matrices = 0, exact = 0, bounded = 0;
+  int matrices = 0, exact = 0, bounded = 0, upper_levels = 0;
   int expected_exact = 0, expected_bounded = 0;  // the results the loops and calls below give
 };
 
@@ -79,6 +80,15 @@ void check_matrix(tally& t) {
     bounded(sp::permanent_cpu_cached<M, sp::precision::double_sums>({.threads = 1}));
     ++t.expected_bounded;
   }
+  // double-double: gpu-cached keeps levels above its blocks in global memory (its layout, and b = 1
+  // with every row there, where the most levels are kept)
+  using dd = sp::detail::generated_arithmetic<M, sp::precision::double_double>;
+  static_assert(sp::detail::is_double_double_arithmetic<dd>);
+  using forced = sp::cached_plan<M, dd, 1, 0>;
+  bounded(run_cached<sp::cached_plan<M, dd>>(8, 2));
+  bounded(run_cached<forced>(8, 1024));
+  t.expected_bounded += 2;
+  t.upper_levels += forced::upper > 0;
 }
 
 }  // namespace
@@ -92,5 +102,7 @@ TEST_CASE("complex matrix types: the generated loops exact for Gaussian integers
   CHECK(t.exact == t.expected_exact);
   CHECK(t.exact >= (full_sweep ? 6 : 5) * 14);
   CHECK(t.bounded == t.expected_bounded);
-  CHECK(t.bounded >= (full_sweep ? 8 : 6) * 28);
+  CHECK(t.bounded >= (full_sweep ? 10 : 8) * 28);
+  MESSAGE("double-double plans with levels in global memory: " << t.upper_levels);
+  CHECK(t.upper_levels >= 7);
 }

@@ -8,7 +8,9 @@
 // first with step pairs); gpu-cached with b = 0 (no static block), 1, 3 with the fewest register
 // rows, and 6 (clamped to n − 1 on small matrices); cpu-cached with b = 1 and 3. gpu-cached runs in
 // chunks of 2 steps (no whole block: every step on the run-time path) on 8 threads and of 1024 on
-// one. Checked against the reference engine on the random generated matrices of one part
+// one. Floating matrices also run gpu-cached's loop in double-double (its levels above the blocks in
+// global memory), its layout and on one share of two b = 1 with every row in global memory. Checked
+// against the reference engine on the random generated matrices of one part
 // (SPARSEPERM_RANDOM_PART), and floating results' error bounds against the exact rational permanent
 // (n ≤ 16) or the reference's own bound.
 #include <doctest/doctest.h>
@@ -165,6 +167,17 @@ struct check_matrix {
         results.push_back(run_hybrid<sp::hybrid_plan<M, arith, 0>>(threads));
         results.push_back(run_cached<sp::cached_plan<M, arith, 6>>(threads, min_chunk));
         results.push_back(run_host<sp::cpu_cached_plan<M, arith, 3>>(host_threads));
+      }
+      // floating values in double-double: gpu-cached's levels above its blocks in global memory (its
+      // layout; b = 1 with every row in global memory on a share of two), on 8 threads
+      if constexpr (!arith::exact) {
+        using dd = sp::detail::generated_arithmetic<M, sp::precision::double_double>;
+        static_assert(sp::detail::is_double_double_arithmetic<dd>);
+        if (threads == 8) {
+          results.push_back(run_cached<sp::cached_plan<M, dd>>(threads, min_chunk));
+          if constexpr (runs_share<M>(0, 2))
+            results.push_back(run_cached<sp::cached_plan<M, dd, 1, 0>>(threads, min_chunk));
+        }
       }
       for (const sp::permanent_result& r : results) {
         if (arith::exact) {

@@ -68,7 +68,7 @@ template <class Plan>
 sp::permanent_result run_cached(std::uint64_t threads, std::uint64_t min_chunk) {
   return run_like_a_gpu<Plan>([](std::uint64_t first, std::uint64_t end, auto* gx, std::uint64_t stride,
                                  auto& sum) { sp::cached_steps<Plan>(first, end, gx, stride, sum); },
-                              Plan::global_rows, threads, min_chunk);
+                              Plan::global_slots, threads, min_chunk);
 }
 
 template <class Plan>

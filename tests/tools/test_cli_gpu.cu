@@ -127,12 +127,16 @@ std::string matrix_market_of(const sparseperm::sparse_matrix& a) {
   return text;
 }
 
+// Dense n = 6..13 and sparse n = 15..19 (p = 0.3: a staircase of levels, rows in global memory and
+// levels above the blocks kept there).
 TEST_CASE("gpu-cached in double-double: the bound contains the exact permanent where terms cancel") {
   const std::string cache = (cli_test::scratch_dir() / "cache").string();
   sparseperm::random_stream stream(83);
   for (const bool complex : {false, true}) {
-    for (const int n : {6, 9, 12}) {
-      const sparseperm::sparse_matrix a = exact_dyadic::random_cancelling(stream, n + (complex ? 0 : 1), complex);
+    for (const int n : {6, 9, 12, 15, 18}) {
+      const double density = n > 12 ? 0.3 : 1;
+      const sparseperm::sparse_matrix a =
+          exact_dyadic::random_cancelling(stream, n + (complex ? 0 : 1), complex, density);
       const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
       const std::string file = cli_test::write_file("cancelling.mtx", matrix_market_of(a));
       const auto r = cli_test::run_raw("SPARSEPERM_CACHE=" + cache + " " + SPARSEPERM_CLI + " compute " + file +

@@ -29,7 +29,7 @@ struct module_info {
   std::int32_t arithmetic = 0;        // numeric/arithmetic.cuh's enum, as an integer
   std::int32_t primes = 0;            // residues: how many of detail::modular_primes
   std::int32_t singular = 0;          // 1: no perfect matching (permanent 0)
-  std::int32_t global_rows = 0;       // Hybrid: rows of x in global memory per thread
+  std::int32_t global_rows = 0;       // values per thread in global memory: rows of x (gpu-cached: and levels)
   std::int32_t register_rows = 0;     // rows of x in registers
   std::int32_t register_columns = 0;  // Hybrid: columns that touch register rows only
   std::int32_t static_bits = 0;       // the Gray bits unrolled at compile time (gpu-cached's b, the others' u)

@@ -164,6 +164,17 @@ SPARSEPERM_HOST_DEVICE inline complex_double_double dd_factor(const split_value<
   return {sum_with_error(x.coarse.re, x.fine.re), sum_with_error(x.coarse.im, x.fine.im)};
 }
 
+// A double-double product kept in a split value's slot (gpu-cached's upper levels, in the global
+// rows' memory): the same doubles, hi as coarse and lo as fine.
+SPARSEPERM_HOST_DEVICE inline split_value<double> upper_level_slot(const double_double& p) { return {p.hi, p.lo}; }
+SPARSEPERM_HOST_DEVICE inline split_value<complex_double> upper_level_slot(const complex_double_double& p) {
+  return {complex_double{p.re.hi, p.im.hi}, complex_double{p.re.lo, p.im.lo}};
+}
+SPARSEPERM_HOST_DEVICE inline double_double upper_level_of(const split_value<double>& v) { return {v.coarse, v.fine}; }
+SPARSEPERM_HOST_DEVICE inline complex_double_double upper_level_of(const split_value<complex_double>& v) {
+  return {double_double{v.coarse.re, v.fine.re}, double_double{v.coarse.im, v.fine.im}};
+}
+
 template <class V>
 inline constexpr bool is_split_value = false;
 template <class V>

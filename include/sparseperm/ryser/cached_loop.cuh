@@ -21,6 +21,11 @@
 // [0, r(m)) and Q_m = Π_{i ≥ r(m)} x[i] cannot change while only columns below m flip. Rows [0, k)
 // live in registers, rows [k, n) (k ≥ r(b): touched on run-time steps only) in global memory like
 // CodeGen-Hybrid's. b and k come from plan_cached_layout's cost model (ordering.cuh).
+//
+//   upper levels  double-double (blocks of 2^2 steps: a run-time step every fourth) also keeps
+//                 Q_(b+1), .., Q_(b+U) in global memory after the rows, so that a run-time flip of
+//                 column j rebuilds Q_min(j, b+U), .., Q_b from the level above: rows [r(b), r(j+1))
+//                 instead of all n
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -67,9 +72,21 @@ struct cached_planning {
       return Arith::exact ? 3 : 6;
     }
   }
+  // Upper levels (Q_m above b in global memory): double-double, whose 2^2-step blocks make a run-time
+  // step every fourth; a level takes a value's slot (upper_level_slot).
+  static constexpr int max_upper_levels() {
+    if constexpr (is_double_double_arithmetic<Arith>) {
+      static_assert(sizeof(typename base::product) == sizeof(typename base::value),
+                    "cached_planning: an upper level is kept in one value's slot");
+      return 8;
+    } else {
+      return 0;
+    }
+  }
   static constexpr cached_options options = OnHost ? cached_options_on_host : [] {
     cached_options o = cached_options_for<typename base::value>(base::ordered_masks);
     if (static_bits_limit() < o.max_static_bits) o.max_static_bits = static_bits_limit();
+    o.max_upper_levels = max_upper_levels();
     return o;
   }();
   template <int StaticBits, int RegisterRows>
@@ -89,6 +106,8 @@ struct cached_plan_of : ryser_plan<M, Arith, permanent_order> {
   static constexpr int b = layout.static_bits;
   static constexpr int k = layout.register_rows;
   static constexpr int global_rows = base::n - k;
+  static constexpr int upper = layout.upper_levels;         // Q_(b+1), .., Q_(b+upper) in global memory
+  static constexpr int global_slots = global_rows + upper;  // values a thread keeps in global memory
   static_assert(b == StaticBits && k == RegisterRows, "cached_plan_of: b and k must be a planned layout's");
   static_assert(b >= 0 && b <= 10,
                 "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
@@ -188,10 +207,64 @@ struct cached_agent {
   SPARSEPERM_HOST_DEVICE cached_agent(value* global_x, std::uint64_t rows_stride, Sum& s)
       : gx(global_x), stride(rows_stride), sum(s) {}
 
-  // Q_b = Π x[r(b), n): the register rows above r(b) times the global rows.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product top_level(std::uint64_t rows_stride) const {
-    return multiply_products(register_product<Plan, cached_level<Plan, b>::rows, Plan::k>(reg),
-                             global_rows_product<Plan, 0, Plan::global_rows>(gx, rows_stride));
+  // Π x[Lo, Hi): the register rows among them times the global ones (1 where Lo = Hi).
+  template <int Lo, int Hi>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product rows_product(std::uint64_t rows_stride) const {
+    constexpr int k = Plan::k;
+    constexpr int registers_end = Hi < k ? Hi : k, globals_begin = Lo > k ? Lo : k;
+    if constexpr (Lo < registers_end && globals_begin < Hi) {
+      return multiply_products(register_product<Plan, Lo, registers_end>(reg),
+                               global_rows_product<Plan, globals_begin - k, Hi - k>(gx, rows_stride));
+    } else if constexpr (Lo < registers_end) {
+      return register_product<Plan, Lo, registers_end>(reg);
+    } else {
+      return global_rows_product<Plan, globals_begin - k, Hi - k>(gx, rows_stride);
+    }
+  }
+
+  // Upper level m (b < m ≤ b + upper) in its global slot, after the global rows.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE value& upper_slot(int m, std::uint64_t rows_stride) const {
+    return gx[static_cast<std::uint64_t>(Plan::global_rows + m - b - 1) * rows_stride];
+  }
+
+  // level · Π x[r(m), r(m + 1)) for level m (b ≤ m < b + upper) picked at run time: a chain of tests,
+  // one copy of each level's code (a rebuild unrolled for each top level was 4× the code, and nvcc
+  // then kept the agent in a stack frame).
+  template <int M>
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void multiply_level(int m, product& level,
+                                                                      std::uint64_t rows_stride) const {
+    if constexpr (M < b + Plan::upper) {
+      if (m == M) {
+        constexpr int lo = cached_level<Plan, M>::rows, hi = cached_level<Plan, M + 1>::rows;
+        if constexpr (lo < hi) level = multiply_products(level, rows_product<lo, hi>(rows_stride));
+        return;
+      }
+      multiply_level<M + 1>(m, level, rows_stride);
+    }
+  }
+
+  // Q_b after a flip of column j: Q_top, .., Q_b rebuilt for top = min(max(j, b), b + upper), each
+  // from the level above (stored), Q_(b+upper) from the rows [r(b + upper), n); the upper ones stored.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE product rebuild_upper(int j, std::uint64_t rows_stride) const {
+    constexpr int highest = b + Plan::upper;
+    if constexpr (Plan::upper == 0) {
+      return rows_product<cached_level<Plan, b>::rows, Plan::n>(rows_stride);
+    } else {
+      int m = j < b ? b : j < highest ? j : highest;
+      product level;
+      if (m == highest) {
+        level = rows_product<cached_level<Plan, highest>::rows, Plan::n>(rows_stride);
+      } else {
+        level = upper_level_of(upper_slot(m + 1, rows_stride));
+        multiply_level<b>(m, level, rows_stride);
+      }
+      while (m > b) {
+        upper_slot(m, rows_stride) = upper_level_slot(level);
+        --m;
+        multiply_level<b>(m, level, rows_stride);
+      }
+      return level;
+    }
   }
 
   // Q_J, Q_{J−1}, .., Q_Low from Q_{J+1}: after a flip of column J < b.
@@ -229,11 +302,16 @@ struct cached_agent {
     return product_tree<product, cached_level<Plan, 0>::rows, cached_level<Plan, 1>::rows>(reg);
   }
 
-  // Every level, from the rows themselves: after a run-time step.
-  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_all_levels(std::uint64_t rows_stride) {
-    q[b] = top_level(rows_stride);
+  // The levels below b from Q_b.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_lower_levels() {
     rebuild_levels<b - 1, c>();
     if constexpr (c > 0) rebuild_exact_levels<c - 1>();
+  }
+
+  // Every level, from the rows themselves: at the start.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void rebuild_all_levels(std::uint64_t rows_stride) {
+    q[b] = rebuild_upper(b + Plan::upper, rows_stride);
+    rebuild_lower_levels();
   }
 
   // The term Π x of the current step: Q_0, or Q_c·e[0] with exact levels.
@@ -368,29 +446,47 @@ struct cached_agent {
     if constexpr (b >= 1) static_flip<Plan, b, (1 << (b - 1))>(reg, odd_block);
   }
 
-  // A run-time step: column j (warp-uniform) in or out, every level rebuilt.
+  // A run-time step: column j (warp-uniform) in or out, the levels from min(j, b + upper) down
+  // rebuilt (a block's first step: j ≥ b; a step outside whole blocks may flip a lower column).
   SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void runtime_step(int j, bool inclusion, bool odd) {
     const plan_sign<Plan> sign = inclusion ? 1 : -1;
     static_dispatch<Plan::n - 1>(
         j, [&](auto column) { flip_split<Plan, decltype(column)::value>(reg, gx, stride, sign); });
-    rebuild_all_levels(unhoisted(stride));
+    const std::uint64_t rows_stride = unhoisted(stride);
+    q[b] = rebuild_upper(j, rows_stride);
+    rebuild_lower_levels();
     sum.add_signed(current_term(), odd);
   }
+
+  // A whole block: skipped where Q_b is zero in the whole warp.
+  SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void whole_block(bool odd_block) {
+    if (all_in_warp(is_zero_product(q[b]))) {
+      skip_block(odd_block);
+    } else {
+      block(odd_block);
+    }
+  }
+
+  // for_each_gray_block's callbacks, always inlined: as lambdas, nvcc kept the run-time step out of
+  // line once it rebuilt the upper levels, and the agent (x with it) went to a stack frame.
+  struct block_callback {
+    cached_agent& agent;
+    SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void operator()(bool odd_block) const {
+      agent.whole_block(odd_block);
+    }
+  };
+  struct step_callback {
+    cached_agent& agent;
+    SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void operator()(int j, bool inclusion, bool odd) const {
+      agent.runtime_step(j, inclusion, odd);
+    }
+  };
 
   // The steps [first, end) (first ≥ 1): whole blocks unrolled, any other step at run time.
   SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void run(std::uint64_t first, std::uint64_t end) {
     start_split_state<Plan>(reg, gx, stride, first);
     rebuild_all_levels(stride);
-    for_each_gray_block<b>(
-        first, end,
-        [&](bool odd_block) {
-          if (all_in_warp(is_zero_product(q[b]))) {
-            skip_block(odd_block);
-          } else {
-            block(odd_block);
-          }
-        },
-        [&](int j, bool inclusion, bool odd) { runtime_step(j, inclusion, odd); });
+    for_each_gray_block<b>(first, end, block_callback{*this}, step_callback{*this});
   }
 };
 

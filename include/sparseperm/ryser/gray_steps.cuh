@@ -62,10 +62,11 @@ SPARSEPERM_HOST_DEVICE inline constexpr Value static_step_sign([[maybe_unused]] 
 
 // Every step of [first, end) (first ≥ 1): block(odd_block) for steps 1..2^Bits − 1 of each whole
 // block, step(column, inclusion, odd) for the others (the blocks' steps 0, and ranges that do not
-// start on a block). Bits = 0: for_each_gray_step.
+// start on a block). Bits = 0: for_each_gray_step. Always inlined: its callers' state (x) lives in
+// registers only if it is (gpu-cached in double-double went to a 664-byte stack frame without).
 template <int Bits, class Block, class Step>
-SPARSEPERM_HOST_DEVICE inline void for_each_gray_block(std::uint64_t first, std::uint64_t end, Block&& block,
-                                                       Step&& step) {
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE void for_each_gray_block(std::uint64_t first, std::uint64_t end,
+                                                                         Block&& block, Step&& step) {
   if constexpr (Bits == 0) {
     for_each_gray_step(first, end, step);
   } else {

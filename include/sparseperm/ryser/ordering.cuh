@@ -171,7 +171,10 @@ SPARSEPERM_HOST_DEVICE constexpr register_partition partition_rows(const column_
 // at or above r(j+1), so Q_j, .., Q_0 are rebuilt from Q_{j+1} with r(j+1) multiplications, and Q_0 is
 // the term. The block's first step (a column ≥ b, picked at run time) rebuilds them all: n
 // multiplications per B steps. Rows at or above r(b) change only on those steps, so the rows
-// [k, n), k ≥ r(b), may live in global memory for the price of loading them there.
+// [k, n), k ≥ r(b), may live in global memory for the price of loading them there. With upper levels
+// Q_(b+1), .., Q_(b+U) kept in global memory too, the first step of a block, a flip of column j ≥ b,
+// rebuilds Q_min(j, b+U), .., Q_b from the level above it: r(j + 1) multiplications where it took n,
+// and only the global rows below r(j + 1) loaded (half of those steps flip column b).
 struct cached_options {
   int max_static_bits = 6;  // B ≤ 64 unrolled steps: code size and compile time stay small
   int registers_per_value = 2;
@@ -181,8 +184,9 @@ struct cached_options {
   double dispatch_cost = 30;     // a run-time step: Gray arithmetic, the switch, the branch back
   double global_cost = 4;        // one global load or update, in FP64 operations
   device_model device = h100_sxm;
-  bool split_rows = true;  // false (cpu-cached): x is one array, k = n, and the best layout is
-                           // the cheapest (no registers or occupancy to count)
+  bool split_rows = true;    // false (cpu-cached): x is one array, k = n, and the best layout is
+                             // the cheapest (no registers or occupancy to count)
+  int max_upper_levels = 0;  // U at most: levels above b kept in global memory (split rows only)
 };
 
 // cpu-cached's model: the same cost per step, all rows in one array.
@@ -191,7 +195,8 @@ inline constexpr cached_options cached_options_on_host{.split_rows = false};
 struct cached_layout {
   int static_bits = 0;                // b
   int register_rows = 0;              // k: rows [0, k) of x in registers, [k, n) in global memory
-  int level_rows[max_ryser_n + 1]{};  // r(m), m = 0..b: the columns [0, m) touch only the rows [0, r(m))
+  int upper_levels = 0;               // U: Q_(b+1), .., Q_(b+U) kept in global memory, r(b + U) < n
+  int level_rows[max_ryser_n + 1]{};  // r(m), m = 0..n: the columns [0, m) touch only the rows [0, r(m))
   double multiplications = 0;         // predicted FP64 multiplications per Gray step
   double additions = 0;               // predicted FP64 additions per Gray step (updates and the sum)
   double global_accesses = 0;         // predicted global loads and updates per Gray step
@@ -233,7 +238,14 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const colu
   cached_layout layout;
   layout.static_bits = b;
   layout.register_rows = k;
-  for (int m = 0; m <= b; ++m) layout.level_rows[m] = staircase[m];
+  for (int m = 0; m <= n; ++m) layout.level_rows[m] = staircase[m];
+  if (options.split_rows) {
+    while (layout.upper_levels < options.max_upper_levels && b + layout.upper_levels + 1 < n &&
+           staircase[b + layout.upper_levels + 1] < n) {
+      ++layout.upper_levels;
+    }
+  }
+  const int top = b + layout.upper_levels;  // the highest level a run-time step may rebuild
   double multiplications = 0, additions = 1, global = 0, overhead = 0;
   double share = 1;
   for (int j = 0; j < b; ++j) {  // static steps: column j on a 2^−(j+1) share
@@ -243,15 +255,24 @@ SPARSEPERM_HOST_DEVICE constexpr cached_layout evaluate_cached_layout(const colu
     overhead += share * options.step_overhead;
   }
   const double dynamic_share = share;  // 2^−b: the block's first step, column b + ctz(block)
-  double column_share = 1;
+  double column_share = 1, below_top = 0;
   for (int j = b; j + 1 < n; ++j) {
     column_share /= 2;
     const int in_global = k < n ? popcount(ordered.rows[j] >> k) : 0;
     additions += dynamic_share * column_share * (ordered.degree(j) - in_global);
     global += dynamic_share * column_share * 2 * in_global;  // load and store
+    if (j < top) {  // the rows [r(b), r(j + 1)) times Q_(j+1) (loaded); Q_j, .., Q_(b+1) stored
+      const int low = staircase[b] > k ? staircase[b] : k;
+      const int rows_in_global = staircase[j + 1] > low ? staircase[j + 1] - low : 0;
+      multiplications += dynamic_share * column_share * (staircase[j + 1] - staircase[b] + 1);
+      global += dynamic_share * column_share * (rows_in_global + 1 + (j - b));
+      below_top += column_share;
+    }
   }
-  multiplications += dynamic_share * n;
-  global += dynamic_share * (n - k);
+  // the other run-time steps: every row at or above r(b), Q_top, .., Q_(b+1) stored; every one: the
+  // levels below b
+  multiplications += dynamic_share * ((1 - below_top) * (n - staircase[b]) + staircase[b]);
+  global += dynamic_share * (1 - below_top) * (n - k + (top - b));
   overhead += dynamic_share * options.dispatch_cost;
   layout.multiplications = multiplications;
   layout.additions = additions;
