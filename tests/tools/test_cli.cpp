@@ -546,10 +546,18 @@ TEST_CASE("inspect shows structure and plans") {
        {"matrix           6 x 6, 36 nonzeros", "structural rank  6 (a perfect matching exists)",
         "permanent ordering (Algorithm 3):", "register partition (Algorithm 4", "launch plan (Algorithm 2",
         "Dulmage-Mendelsohn fine blocks   1 (sizes 6)", "dp frontier 6 rows", "compute --engine auto would run: glynn",
-        "gpu-cached plan (cost model", "static Gray blocks         b = ", "cached levels r(0..b)      0 6"}) {
+        "gpu-cached plan (cost model", "static Gray blocks         b = ", "cached levels r(0..b)      0 6",
+        "in double-double           b = 5, k = 6, 0 levels above the blocks"}) {
     CAPTURE(part);
     CHECK(r.out.find(part) != std::string::npos);
   }
+  // a sparse complex matrix: double-double's few register rows and short blocks, levels kept above them
+  const std::string sparse = (cli_test::scratch_dir() / "complex40.mtx").string();
+  REQUIRE(run("generate --n 40 --density 0.3 --values complex --seed 1 -o " + sparse).code == 0);
+  const auto c = run("inspect " + sparse);
+  CAPTURE(c.out);
+  CHECK(std::regex_search(c.out,
+                          std::regex(R"(in double-double +b = [1-4], k = 1[0-9], [1-8] levels above the blocks)")));
   const std::string singular = write_file("singular2.mtx", general + "2 2 2\n1 1 1\n2 1 1\n");
   CHECK(run("inspect " + singular).out.find("permanent 0, without an engine: structurally singular") !=
         std::string::npos);

@@ -145,6 +145,15 @@ inline void print_generated_plans(const sparse_matrix& m, const column_masks& or
               layout.multiplications, layout.additions, layout.global_accesses);
   std::printf("  estimated registers        %d per thread, %d resident threads per SM\n", layout.registers_per_thread,
               layout.threads_per_sm);
+  using sparseperm::detail::split_value;
+  const cached_options split = m.is_complex()
+                                   ? sparseperm::detail::cached_options_for<split_value<complex_double>>(ordered)
+                                   : sparseperm::detail::cached_options_for<split_value<double>>(ordered);
+  const cached_layout dd = plan_cached_layout(ordered, split);
+  std::printf(
+      "  in double-double           b = %d, k = %d, %d levels above the blocks in global memory; %.3g "
+      "multiplications, %.3g global accesses a step\n",
+      dd.static_bits, dd.register_rows, dd.upper_levels, dd.multiplications, dd.global_accesses);
   const std::uint64_t threads = static_cast<std::uint64_t>(options.device.multiprocessors) * partition.threads_per_sm;
   const launch_plan plan = generate_launch_parameters(n, threads);
   std::printf("\nlaunch plan (Algorithm 2, %llu threads, chunks of at least 1024 steps): %d launch%s\n",

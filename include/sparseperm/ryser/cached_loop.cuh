@@ -61,32 +61,18 @@ struct cached_planning {
   // product): 2^3 (2^6 spilled at n = 24, p = 0.5). Residues: 2^6 where level 0 is exact, the block
   // then running in sub-blocks of exact terms (residue_block; faster than 2^3 at every density
   // measured), else 2^3 or 2^2: every step then takes modular products of K doubles per level, and
-  // 2^6 such steps left nvcc's inliner behind (a stack frame at n = 48, p = 0.5).
-  // Double-double: 2^5 real, 2^4 complex (a complex double-double product is some 60 instructions).
+  // 2^6 such steps left nvcc's inliner behind (a stack frame at n = 48, p = 0.5). Double-double:
+  // cached_options_for's (split values), with its levels above the blocks.
   static constexpr int static_bits_limit() {
     if constexpr (is_residue_arithmetic<Arith>) {
       return level_zero_exact() ? 6 : Arith::primes <= 2 ? 3 : 2;
-    } else if constexpr (is_double_double_arithmetic<Arith>) {
-      return is_complex_arithmetic<Arith> ? 4 : 5;
     } else {
       return Arith::exact ? 3 : 6;
-    }
-  }
-  // Upper levels (Q_m above b in global memory): double-double, whose 2^2-step blocks make a run-time
-  // step every fourth; a level takes a value's slot (upper_level_slot).
-  static constexpr int max_upper_levels() {
-    if constexpr (is_double_double_arithmetic<Arith>) {
-      static_assert(sizeof(typename base::product) == sizeof(typename base::value),
-                    "cached_planning: an upper level is kept in one value's slot");
-      return 8;
-    } else {
-      return 0;
     }
   }
   static constexpr cached_options options = OnHost ? cached_options_on_host : [] {
     cached_options o = cached_options_for<typename base::value>(base::ordered_masks);
     if (static_bits_limit() < o.max_static_bits) o.max_static_bits = static_bits_limit();
-    o.max_upper_levels = max_upper_levels();
     return o;
   }();
   template <int StaticBits, int RegisterRows>
@@ -108,6 +94,8 @@ struct cached_plan_of : ryser_plan<M, Arith, permanent_order> {
   static constexpr int global_rows = base::n - k;
   static constexpr int upper = layout.upper_levels;         // Q_(b+1), .., Q_(b+upper) in global memory
   static constexpr int global_slots = global_rows + upper;  // values a thread keeps in global memory
+  static_assert(upper == 0 || sizeof(typename base::product) == sizeof(typename base::value),
+                "cached_plan: an upper level is kept in one value's slot (upper_level_slot)");
   static_assert(b == StaticBits && k == RegisterRows, "cached_plan_of: b and k must be a planned layout's");
   static_assert(b >= 0 && b <= 10,
                 "cached_plan: the static block must fit in Algorithm 2's smallest chunk (1024 steps)");
