@@ -54,7 +54,7 @@ struct gpu_cached : gpu_generated_engine {
     return "permanent ordering (Algorithm 3); Gray blocks of 2^" + std::to_string(info.static_bits) +
            " steps unrolled at compile time, partial products cached along the staircase; " +
            std::to_string(info.register_rows) + " of " + std::to_string(info.n) + " rows of x in registers" +
-           (upper > 0 ? ", " + std::to_string(upper) + " levels above the blocks' in global memory" : "");
+           (upper > 0 ? ", " + std::to_string(upper) + " levels above the blocks in global memory" : "");
   }
 
   static void estimate(const planner_block& block, engine_estimate& e) {
