@@ -35,9 +35,13 @@
 // compute_permanents(count, matrix_at, options, values)  the same matrices also as dense arrays
 //                                                        (numpy's (count, n, n)): the dense floating
 //                                                        ones go to the lanes without a sparse_matrix
+// compute_dense_permanent(values, matrix, options)       one matrix so (a single call from numpy):
+//                                                        the lanes where compute_permanent would run
+//                                                        cpu-sparse without a plan, else matrix()'s
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -131,6 +135,7 @@ inline bool lanes_precision(const compute_options& options) {
 struct lanes_check {
   bool eligible = false;
   bool complex = false;
+  bool integer = false;  // every value finite, nonzero and an integer, kept exact by default: not eligible
 };
 
 #if SPARSEPERM_LANES_AVX2
@@ -253,6 +258,7 @@ inline lanes_check check_for_lanes(int n, const double* re, const double* im, in
     log2_product += exponent;
   }
   c.complex = imaginary;
+  c.integer = !fraction;
   if (!fraction && options.precision == precision::automatic) return c;  // exact by default
   c.eligible = std::fabs(log2_product) + 1.5 * n <= unscaled_log2_limit - n;
   return c;
@@ -507,15 +513,11 @@ class batch_run {
     }
     group_start.push_back(order.size());
     // the results' descriptions: of a matrix from `values` (one n) by kind, complex · 2 + fine
-    const std::string plan =
-        std::string("dense, no plan: Ryser's loop on ") +
-        (lanes_have_avx2() ? "four matrices at once (AVX2 lanes)" : "four matrices at once (SIMD lanes)") +
-        "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
     std::uint32_t described = 0;
     if (values_) {
       for (const bool complex : {false, true})
         for (const bool fine : {false, true}) {
-          const std::uint32_t at = results_.describe(lane_description(values_->n, complex, fine, plan));
+          const std::uint32_t at = results_.describe(lanes_result_description(values_->n, complex, fine));
           if (!complex && !fine) described = at;
         }
     }
@@ -524,24 +526,12 @@ class batch_run {
           if (failed_.load(std::memory_order_relaxed) || stopped()) return;
           const std::size_t first = group_start[static_cast<std::size_t>(g)];
           const int count = static_cast<int>(group_start[static_cast<std::size_t>(g) + 1] - first);
-          run_lane_group(order.data() + first, count, plan, described);
+          run_lane_group(order.data() + first, count, described);
         });
   }
 
-  // A lane result's fields but its numbers (fine: the walk with the fine parts' sums).
-  static permanent_result lane_description(int n, bool complex, bool fine, const std::string& plan) {
-    permanent_result d;
-    d.engine = engines::cpu_sparse::name;
-    d.n = n;
-    d.nnz = static_cast<std::int64_t>(n) * n;
-    d.threads = 1;
-    d.complex = complex;
-    d.plan = fine ? plan + "; the grids' rounding bounded from the terms' row sums" : plan;
-    return d;
-  }
-
   // described: the index of the first of the descriptions run_lanes made (matrices from `values`)
-  void run_lane_group(const std::int64_t* ks, int count, const std::string& plan, std::uint32_t described) {
+  void run_lane_group(const std::int64_t* ks, int count, std::uint32_t described) {
     const int n = values_ ? values_->n : matrices_[static_cast<std::size_t>(ks[0])]->n();
     const bool complex = complex_[static_cast<std::size_t>(ks[0])] != 0;
     // the lanes' buffers, and row-major copies of matrices that came as sparse_matrix: a thread's,
@@ -604,7 +594,7 @@ class batch_run {
           return;
         }
         permanent_result& r = results_.whole(at);
-        r = lane_description(n, complex, sums.fine, plan);
+        r = lanes_result_description(n, complex, sums.fine);
         set_floating_numbers(r, dense_lane_group::lane_numbers(n, complex, sums, lane, group.facts[lane]));
         add_input_rounding(r, *matrices_[at]);
       });
@@ -694,6 +684,55 @@ class batch_run {
 };
 
 }  // namespace detail
+
+namespace detail {
+
+// Whether two rows or two columns of a dense n × n matrix of row-major values are equal (the
+// planner's turn: Glynn over their multiplicities), as has_identical_lines asks of a sparse_matrix.
+inline bool dense_identical_lines(int n, const double* re, const double* im, int step) {
+  const auto at = [&](int i, int j) { return (static_cast<std::size_t>(i) * n + j) * step; };
+  const auto equal = [&](std::size_t a, std::size_t b) { return re[a] == re[b] && (!im || im[a] == im[b]); };
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      bool rows = true, columns = true;
+      for (int k = 0; k < n && (rows || columns); ++k) {
+        rows = rows && equal(at(a, k), at(b, k));
+        columns = columns && equal(at(k, a), at(k, b));
+      }
+      if (rows || columns) return true;
+    }
+  return false;
+}
+
+}  // namespace detail
+
+// One matrix also at hand as a dense array (values.count == 1, equal to matrix()): compute_permanent's
+// result. Under auto a dense one of run_small's sizes goes to the lanes straight from the array
+// (detail::run_in_lanes: no sparse_matrix, no plan); any other, or one the lanes do not certify
+// (options.digits; integers: exactly), goes through compute_permanent(matrix()).
+template <class Matrix>
+permanent_result compute_dense_permanent(const dense_matrices& values, const Matrix& matrix,
+                                         const compute_options& options) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const int n = values.n;
+  if (options.engine.automatic() && options.precision == precision::automatic && options.checkpoint.empty() &&
+      options.processes == nullptr && n > detail::tiny_matrix_n && n <= detail::small_dense_max_n) {
+    const detail::lanes_check lanes =
+        detail::check_for_lanes(n, values.real_of(0), values.imag_of(0), values.step, options);
+    if ((lanes.eligible || lanes.integer) &&
+        !detail::dense_identical_lines(n, values.real_of(0), values.imag_of(0), values.step)) {
+      memory_limit_setting();  // a setting that is not a size is refused here too
+      if (auto r = detail::run_in_lanes(n, values.real_of(0), lanes.complex ? values.imag_of(0) : nullptr, values.step,
+                                        lanes.complex, lanes.integer, static_cast<std::int64_t>(n) * n, options)) {
+        r->seconds.total = std::chrono::duration<double>(clock::now() - start).count();
+        r->seconds.compute = r->seconds.total;
+        return std::move(*r);
+      }
+    }
+  }
+  return compute_permanent(matrix(), options);
+}
 
 // The permanents of `count` matrices, matrix_at(k) giving matrix k (it may throw: that matrix's
 // error), in order (permanent_results: results[k] is matrix k's). The first failing matrix (by index)

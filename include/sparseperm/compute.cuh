@@ -39,6 +39,7 @@
 #include "numeric/product_bound.cuh"
 #include "numeric/scaled_double.cuh"
 #include "planner.cuh"
+#include "ryser/dense_lanes.cuh"
 #include "structure/matching.cuh"
 #include "structure/repeated_lines.cuh"
 
@@ -519,16 +520,121 @@ inline permanent_result run_unplanned(const sparse_matrix& matrix, const compute
   return r;
 }
 
-// `auto` on a matrix of n <= 12 that is dense (every entry nonzero), or of n <= 8 of any pattern,
-// without two identical rows or columns: cpu-sparse's loop on one thread takes microseconds (2^11
-// steps at most), where planning takes tens and a second thread's start as much again. A dense
-// matrix has no structure for a plan to find; a small sparse one has too few steps for structure to
-// save what planning costs. Identical lines go to the planner (glynn over their multiplicities),
-// as does a structurally singular matrix (the planner says why it is 0). The same conditions as
-// run_tiny.
+// The sizes run_small takes (below).
 inline constexpr int small_dense_max_n = 12;
 inline constexpr int small_any_max_n = 8;
 
+// A result of the SIMD lanes (ryser/dense_lanes.cuh) but its numbers: cpu-sparse's loop four dense
+// matrices at a time, or one matrix alone (nnz: its nonzeros; fine: with the fine parts' sums).
+inline permanent_result lanes_result_description(int n, bool complex, bool fine, bool alone = false,
+                                                 std::int64_t nnz = -1) {
+  permanent_result d;
+  d.engine = engines::cpu_sparse::name;
+  d.n = n;
+  d.nnz = nnz < 0 ? static_cast<std::int64_t>(n) * n : nnz;
+  d.threads = 1;
+  d.complex = complex;
+  d.plan = std::string(d.nnz == static_cast<std::int64_t>(n) * n ? "dense" : "small") + ", no plan: Ryser's loop on " +
+           (alone ? "one matrix in " : "four matrices at once (") + (lanes_have_avx2() ? "AVX2 lanes" : "SIMD lanes") +
+           (alone ? "" : ")") + "; values on row grids; double, compensated (TwoSum) sums of runs of 8 terms";
+  if (fine) d.plan += "; the grids' rounding bounded from the terms' row sums";
+  return d;
+}
+
+// Whether an integer matrix's lane walk will be within 1/2 of its permanent: x_i is half a
+// signed sum of row i, so |x_i| ≤ R_i / 2 (R_i = Σ_j |a_ij|, |re| + |im| for complex values) and
+// Σ|t| ≤ 2^(n−1)·Π R_i / 2^n; the bound is about (4n + 10)·u·2Σ|t| (numeric/error_bound.cuh), at
+// most about 1/32 for n ≤ 12 where Π R_i ≤ 2^42. Beyond that the walk would most likely be wasted.
+inline bool integer_lanes_reach(int n, const double* re, const double* im, int step) {
+  double log2_product = 0;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = (static_cast<std::size_t>(i) * n + j) * step;
+      sum += std::fabs(re[at]) + (im ? std::fabs(im[at]) : 0.0);
+    }
+    log2_product += std::log2(sum);
+  }
+  return log2_product <= 42;
+}
+
+// One n × n matrix (7 ≤ n ≤ small_dense_max_n, dense or not; row-major values `step` doubles apart,
+// im null or its imaginary parts; nnz of them not 0) in a lane group, each lane walking a quarter of
+// its Gray code (dense_lane_group::split_into_quarters): at n = 8 a quarter of cpu-sparse's loop's
+// time (its grids and split row sums cost more than the walk).
+//  - floating values: the result where its bound certifies options.digits (the lanes keep one grid
+//    a row and bound the rest from the terms' row sums: one or two digits fewer than cpu-sparse's
+//    split row sums);
+//  - integer values (`integer`: every part an integer, as exact arithmetic takes them): the exact
+//    permanent, an integer (Gaussian for complex values), where the bound is below 1/2: the one
+//    integer within it (integer_lanes_reach says beforehand where it will be).
+// Nothing where the grids refuse the values or the bound falls short: cpu-sparse's turn.
+inline std::optional<permanent_result> run_in_lanes(int n, const double* re, const double* im, int step, bool complex,
+                                                    bool integer, std::int64_t nnz, const compute_options& options) {
+  static_assert(tiny_matrix_n + 1 >= 7, "split_into_quarters needs n >= 7");
+  if (integer && !integer_lanes_reach(n, re, complex ? im : nullptr, step)) return std::nullopt;
+  double buffer[dense_lane_group::columns_size(small_dense_max_n, true) +
+                dense_lane_group::x0_size(small_dense_max_n, true)];
+  dense_lane_group group;
+  group.n = n;
+  group.complex = complex;
+  group.step = step;
+  group.columns = buffer;
+  group.x0 = buffer + dense_lane_group::columns_size(n, complex);
+  const double* real[dense_lanes]{re};
+  const double* imag[dense_lanes]{im};
+  bool refused[dense_lanes]{};
+  group.prepare(real, imag, 1, refused);
+  if (refused[0]) return std::nullopt;
+  group.split_into_quarters();
+  const bool fine = group.fine_parts_pay(1);
+  const dense_lane_sums sums = group.walk_quarters(fine);
+  const floating_numbers v = dense_lane_group::lane_numbers(n, complex, sums, 0, group.facts[0]);
+  if (!std::isfinite(v.value) || !std::isfinite(v.imag) || !std::isfinite(v.bound)) return std::nullopt;
+  permanent_result r = lanes_result_description(n, complex, fine, true, nnz);
+  if (integer) {
+    if (!(v.bound < 0.5)) return std::nullopt;
+    // |v − perm| ≤ bound < 1/2, so |v| < 2^52 (its ulp ≤ bound) and the nearest integer is perm
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%.2g", v.bound);
+    set_exact_value(r, std::llrint(v.value),
+                    r.plan + "; exact: the only integer within the bound " + bound + " of the value");
+    if (complex) {
+      const long long imag_part = std::llrint(v.imag);
+      set_imaginary_part(r, static_cast<double>(imag_part), std::to_string(imag_part));
+    }
+    return r;
+  }
+  set_floating_numbers(r, v);
+  if (trusted_digits(r).value_or(0) < options.digits) return std::nullopt;
+  return r;
+}
+
+inline std::optional<permanent_result> run_in_lanes(const sparse_matrix& matrix, const compute_options& options) {
+  const int n = matrix.n();
+  const bool complex = matrix.is_complex();
+  constexpr std::size_t most = static_cast<std::size_t>(small_dense_max_n) * small_dense_max_n;
+  double re[most]{}, im[most]{};  // the zeros of a matrix of n <= small_any_max_n stay
+  for (int j = 0; j < n; ++j) {
+    const auto rows = matrix.column_rows(j);
+    const auto values = matrix.column_values(j);
+    const auto imaginary = matrix.column_imag(j);
+    for (std::size_t e = 0; e < rows.size(); ++e) {
+      const std::size_t at = static_cast<std::size_t>(rows[e]) * n + j;
+      re[at] = values[e];
+      im[at] = complex ? imaginary[e] : 0.0;
+    }
+  }
+  return run_in_lanes(n, re, im, 1, complex, matrix.has_integer_values(), matrix.nnz(), options);
+}
+
+// `auto` on a matrix of n <= 12 that is dense (every entry nonzero), or of n <= 8 of any pattern,
+// without two identical rows or columns: the SIMD lanes (run_in_lanes), else cpu-sparse's loop on
+// one thread, take microseconds (2^11 steps at most), where planning takes tens and a second
+// thread's start as much again. A dense matrix has no structure for a plan to find; a small sparse
+// one has too few steps for structure to save what planning costs. Identical lines go to the planner
+// (glynn over their multiplicities), as does a structurally singular matrix (the planner says why it
+// is 0). The same conditions as run_tiny.
 inline std::optional<permanent_result> run_small(const sparse_matrix& matrix, const compute_options& options) {
   const int n = matrix.n();
   const bool dense = matrix.nnz() == static_cast<std::int64_t>(n) * n;
@@ -539,10 +645,11 @@ inline std::optional<permanent_result> run_small(const sparse_matrix& matrix, co
   if (matrix.has_integer_values() && exact_refusal(matrix, "cpu-sparse", exact_reach::within_128_bits)) {
     return std::nullopt;
   }
-  if (!matrix.has_integer_values() && row_grid_refusal(matrix)) return std::nullopt;
   if (!dense && maximum_matching(matrix).size < n) return std::nullopt;
   if (has_identical_lines(matrix)) return std::nullopt;
   memory_limit_setting();  // a setting that is not a size is refused here too
+  if (auto lanes = run_in_lanes(matrix, options)) return lanes;
+  if (!matrix.has_integer_values() && row_grid_refusal(matrix)) return std::nullopt;
   return run_unplanned(matrix, options);
 }
 

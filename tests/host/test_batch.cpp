@@ -186,6 +186,155 @@ TEST_CASE("batch lanes: where values of full precision cancel, the bound from th
   }
 }
 
+TEST_CASE("single dense calls: one matrix's Gray code in four lanes, within its bound of the exact permanent") {
+  // compute_permanent under auto on dense floating n = 7..12 runs the lanes, a quarter of the walk a
+  // lane; from a row-major array (compute_dense_permanent) without a sparse_matrix, the same result
+  // bit for bit. Random signed real and complex matrices of 53-bit values against their exact dyadic
+  // permanents (big integers), against the batch's lanes (one matrix a lane), and a bound that says
+  // something (one entry changed by one part in 10^9 falls outside it).
+  sp::random_stream s(20261130);
+  for (const bool complex : {false, true}) {
+    exact_dyadic::bound_tally tally;
+    int in_lanes = 0, outside = 0, tampered = 0;
+    for (int n = 7; n <= 12; ++n) {
+      for (int k = 0; k < 12; ++k) {
+        const sp::sparse_matrix m = exact_dyadic::random_cancelling(s, n, complex);
+        dense_batch one(s, 0, n, complex);
+        one.add(m);
+        const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+        CAPTURE(what);
+        const sp::permanent_result r = sp::compute_permanent(m);
+        const auto exact = exact_dyadic::exact_complex_permanent(m);
+        tally.check(r, exact, what);
+        CHECK(sp::trusted_digits(r).value_or(0) >= 10);
+        const auto matrix = [&] { return m; };
+        for (const sp::dense_matrices& values : {one.values(complex), one.values_in_place()}) {
+          const sp::permanent_result d = sp::compute_dense_permanent(values, matrix, {});
+          CHECK(d.value == r.value);
+          CHECK(d.imag == r.imag);
+          CHECK(d.error_bound == r.error_bound);
+          CHECK(d.plan == r.plan);
+        }
+        if (r.plan.find("one matrix in") == std::string::npos) continue;  // cpu-sparse certified more
+        ++in_lanes;
+        CHECK(r.engine == "cpu-sparse");
+        const auto at = [&](std::int64_t) { return m; };
+        const auto batch = sp::compute_permanents(1, at, with_threads(1), one.values(complex));
+        CHECK(std::hypot(batch[0].value - r.value, batch[0].imag - r.imag) <= *batch[0].error_bound + *r.error_bound);
+        if (k % 3 != 0) continue;
+        std::vector<sp::matrix_entry> entries = m.entries();
+        entries[static_cast<std::size_t>(k)].value *= 1 + 1e-9;
+        ++tampered;
+        const auto changed = exact_dyadic::exact_complex_permanent(sp::sparse_matrix::from_entries(n, entries));
+        if (exact_dyadic::error_of(r, changed) > *r.error_bound) ++outside;
+      }
+    }
+    CAPTURE(complex);
+    CHECK(tally.checked == 72);
+    CHECK(in_lanes >= 60);
+    CHECK(outside >= tampered * 9 / 10);
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": " << in_lanes << " of 72 in the lanes, median digits " << tally.median()
+            << "; changed by 1e-9 and outside the bound: " << outside << " of " << tampered);
+  }
+}
+
+TEST_CASE("single small calls: integer matrices exact from the lanes where the bound is below 1/2") {
+  // dense integer matrices (signed, positive, Gaussian), n = 7..12, against cpu-sparse's exact
+  // 128-bit sums; those whose terms may reach 2^44 stay with cpu-sparse
+  sp::random_stream s(20261131);
+  int in_lanes = 0, checked = 0;
+  for (int n = 7; n <= 12; ++n) {
+    for (int k = 0; k < 12; ++k) {
+      const int kind = k % 3;  // values in ±1..±3, in 1..3, Gaussian ±1..±2 ± i·(0..2)
+      std::vector<sp::matrix_entry> entries;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const double magnitude = 1 + static_cast<double>(s.next() % (kind == 2 ? 2 : 3));
+          const double sign = kind == 1 || s.next() % 2 == 0 ? 1 : -1;
+          const double imag = kind == 2 ? static_cast<double>(s.next() % 5) - 2 : 0.0;
+          entries.push_back({i, j, sign * magnitude, imag});
+        }
+      const sp::sparse_matrix m = sp::sparse_matrix::from_entries(n, entries);
+      const sp::permanent_result r = sp::compute_permanent(m);
+      sp::compute_options by_engine;
+      by_engine.engine = sp::engines::cpu_sparse{};
+      const sp::permanent_result truth = sp::compute_permanent(m, by_engine);
+      CAPTURE(n);
+      CAPTURE(kind);
+      REQUIRE(truth.exact);
+      CHECK(r.exact);
+      CHECK(r.permanent == truth.permanent);
+      CHECK(r.permanent_imag == truth.permanent_imag);
+      ++checked;
+      if (r.plan.find("one matrix in") == std::string::npos) continue;
+      ++in_lanes;
+      CHECK(r.plan.find("exact: the only integer within the bound") != std::string::npos);
+      CHECK(r.nnz == m.nnz());
+      dense_batch one(s, 0, n, kind == 2);
+      one.add(m);
+      const sp::permanent_result d = sp::compute_dense_permanent(one.values(kind == 2), [&] { return m; }, {});
+      CHECK(d.permanent == r.permanent);
+      CHECK(d.permanent_imag == r.permanent_imag);
+      CHECK(d.plan == r.plan);
+    }
+  }
+  CHECK(checked == 72);
+  CHECK(in_lanes >= 30);
+  MESSAGE(in_lanes << " of " << checked << " integer matrices exact from the lanes");
+  // n <= 8 of any pattern: 0/1 matrices with zeros (bipartite graphs' perfect matchings) and signed
+  // floating ones with zeros, against exact values
+  int sparse_in_lanes = 0;
+  exact_dyadic::bound_tally tally;
+  for (int k = 0; k < 40; ++k) {
+    const int n = 7 + k % 2;
+    std::vector<sp::matrix_entry> entries;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i == j || s.next() % 5 < 3) entries.push_back({i, j, 1.0, 0.0});
+    const sp::sparse_matrix graph = sp::sparse_matrix::from_entries(n, entries);
+    const sp::permanent_result r = sp::compute_permanent(graph);
+    sp::compute_options by_engine;
+    by_engine.engine = sp::engines::cpu_sparse{};
+    CHECK(r.exact);
+    CHECK(r.permanent == sp::compute_permanent(graph, by_engine).permanent);
+    const sp::sparse_matrix cancelling = exact_dyadic::random_cancelling(s, n, k % 4 < 2, 0.7);
+    const sp::permanent_result c = sp::compute_permanent(cancelling);
+    tally.check(c, exact_dyadic::exact_complex_permanent(cancelling), "with zeros");
+    const bool lanes = r.plan.find("small, no plan: Ryser's loop on one matrix") != std::string::npos;
+    sparse_in_lanes += lanes ? 1 : 0;
+    if (lanes) CHECK(r.nnz == graph.nnz());
+  }
+  CHECK(sparse_in_lanes >= 20);  // the rest have two identical lines: the planner's (Glynn over them)
+  CHECK(tally.median() >= 10);
+  MESSAGE(sparse_in_lanes << " of 40 0/1 matrices with zeros exact from the lanes; signed ones with zeros: median "
+                          << tally.median() << " digits");
+}
+
+TEST_CASE("single dense calls: the lanes only where they certify the digits asked for, and not for repeated lines") {
+  sp::random_stream s(31);
+  const sp::sparse_matrix m = exact_dyadic::random_cancelling(s, 9, true);
+  sp::compute_options more;
+  more.digits = 14;  // beyond what the lanes certify: cpu-sparse's split row sums, then further
+  const sp::permanent_result r = sp::compute_permanent(m, more);
+  CHECK(r.plan.find("one matrix in") == std::string::npos);
+  CHECK((r.exact || sp::trusted_digits(r).value_or(0) >= 14));
+  std::vector<sp::matrix_entry> entries;  // row 1 a copy of row 0
+  for (const sp::matrix_entry& e : m.entries()) {
+    if (e.row == 1) continue;
+    entries.push_back(e);
+    if (e.row == 0) entries.push_back({1, e.column, e.value, e.imag});
+  }
+  const sp::sparse_matrix repeated = sp::sparse_matrix::from_entries(9, entries);
+  REQUIRE(repeated.nnz() == 81);
+  dense_batch one(s, 0, 9, true);
+  one.add(repeated);
+  const auto matrix = [&] { return repeated; };
+  const sp::permanent_result d = sp::compute_dense_permanent(one.values(true), matrix, {});
+  CHECK(d.plan.find("one matrix in") == std::string::npos);
+  CHECK(d.value == sp::compute_permanent(repeated).value);
+}
+
 // The lanes' preparation four matrices at once (AVX2, where the CPU has it) against the portable one
 // matrix by matrix: the same grids, columns and start (bit for bit), the same refusals, and the same
 // facts within the few ulps a fused sum of squares may move a modulus; entries near 2^±450 take

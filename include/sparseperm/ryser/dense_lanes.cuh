@@ -22,7 +22,9 @@
 //   dense_lanes_min_n, dense_lanes_max_n   the sizes with a step loop
 //   dense_lane_group                       up to four matrices' row grids, columns and start
 //                                          state from their row-major values (prepare), the walk,
-//                                          and each lane's result's numbers (lane_numbers)
+//                                          and each lane's result's numbers (lane_numbers); or one
+//                                          matrix a quarter of its walk a lane (a single call:
+//                                          split_into_quarters, walk_quarters)
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -599,6 +601,11 @@ struct dense_lane_group {
     return false;
   }
 
+  lane_walk_function walk_function(bool fine) const {
+    return complex ? (fine ? lane_walk_of<true, true>(n) : lane_walk_of<true, false>(n))
+                   : (fine ? lane_walk_of<false, true>(n) : lane_walk_of<false, false>(n));
+  }
+
   // The walk, x0 becoming the state as it goes, in slices of 2^20 steps (milliseconds) with
   // go_on() between them: false stops the walk (its sums are then partial). fine: with the fine
   // parts' sums, which cost about as much again as the rest of a step.
@@ -606,13 +613,67 @@ struct dense_lane_group {
   dense_lane_sums walk(const GoOn& go_on, bool fine = true) const {
     dense_lane_sums sums;
     sums.fine = fine;
-    const lane_walk_function f = complex ? (fine ? lane_walk_of<true, true>(n) : lane_walk_of<true, false>(n))
-                                         : (fine ? lane_walk_of<false, true>(n) : lane_walk_of<false, false>(n));
+    const lane_walk_function f = walk_function(fine);
     const std::uint32_t runs = std::uint32_t{1} << (n - 1 - dense_lanes_run_bits);
     constexpr std::uint32_t slice = std::uint32_t{1} << (20 - dense_lanes_run_bits);
     for (std::uint32_t first = 0; first < runs; first += slice) {
       if (first > 0 && !go_on()) break;
       f(columns, fine_bounds(), x0, first, std::min(runs, first + slice), sums);
+    }
+    return sums;
+  }
+
+  // One matrix in all four lanes (prepare with count 1 left a copy in each), each lane to walk a
+  // quarter of its Gray code: lane l from g = l·2^(n−3) (its x the state there, exact on the grid).
+  // Within a quarter, steps flip the same columns as the first quarter's, and every flip goes the same
+  // way but that of column n − 4 in the odd quarters (bit n − 4 of g ^ (g >> 1) holds bit n − 3 of g
+  // there), so their copy of that column is negated. Then walk_quarters. n ≥ 7.
+  void split_into_quarters() {
+    const int parts = complex ? 2 : 1;
+    const auto column = [&](int j, int i, int p) {
+      return columns + (static_cast<std::size_t>(j) * n + i) * parts * dense_lanes + p * dense_lanes;
+    };
+    const int top = n - 4;
+    for (int i = 0; i < n; ++i)
+      for (int p = 0; p < parts; ++p) {
+        double* x = x0 + static_cast<std::size_t>(i) * parts * dense_lanes + p * dense_lanes;
+        const double a_top = column(top, i, p)[0], a_low = column(n - 3, i, p)[0], a_high = column(n - 2, i, p)[0];
+        // g ^ (g >> 1) at l·2^(n−3), l = 1, 2, 3: columns {n−4, n−3}, {n−3, n−2}, {n−4, n−2}
+        x[1] = (x[0] + a_top) + a_low;
+        x[2] = (x[0] + a_low) + a_high;
+        x[3] = (x[0] + a_top) + a_high;
+        column(top, i, p)[1] = -a_top;
+        column(top, i, p)[3] = -a_top;
+      }
+  }
+
+  // The quarters' walk (split_into_quarters), their sums merged into lane 0's as threads' chunks
+  // merge (compensated_sum::merge): the same analysis, with fewer additions in a chain than the
+  // 2^(n−1) lane_numbers counts.
+  dense_lane_sums walk_quarters(bool fine) const {
+    const lane_walk_function f = walk_function(fine);
+    dense_lane_sums sums;
+    sums.fine = fine;
+    f(columns, fine_bounds(), x0, 0, std::uint32_t{1} << (n - 3 - dense_lanes_run_bits), sums);
+    for (int p = 0; p < 2; ++p) {
+      compensated_sum total;
+      total.sum = sums.sum[p][0];
+      total.compensation = sums.compensation[p][0];
+      total.magnitude = sums.magnitude[p][0];
+      for (int lane = 1; lane < dense_lanes; ++lane) {
+        compensated_sum quarter;
+        quarter.sum = sums.sum[p][lane];
+        quarter.compensation = sums.compensation[p][lane];
+        quarter.magnitude = sums.magnitude[p][lane];
+        total.merge(quarter);
+      }
+      sums.sum[p][0] = total.sum;
+      sums.compensation[p][0] = total.compensation;
+      sums.magnitude[p][0] = total.magnitude;
+    }
+    for (int lane = 1; lane < dense_lanes; ++lane) {
+      sums.excess[0] += sums.excess[lane];
+      sums.base[0] += sums.base[lane];
     }
     return sums;
   }

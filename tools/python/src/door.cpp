@@ -146,8 +146,11 @@ permanent_result compute_dense(int n, const double* real, const double* imag, co
                                progress_counter* progress) {
   check_size(n);
   const dense_matrices one{1, n, real, imag};
-  if (progress == nullptr && o.read) return compute_permanent(dense_matrix(one, 0, o), *o.read);
-  return compute_permanent(dense_matrix(one, 0, o), to_options(o, progress));
+  const auto matrix = [&] { return dense_matrix(one, 0, o); };
+  if (!o.row_multiplicities.empty() || !o.column_multiplicities.empty())  // the array is not the matrix
+    return compute_permanent(matrix(), to_options(o, progress));
+  if (progress == nullptr && o.read) return compute_dense_permanent(one, matrix, *o.read);
+  return compute_dense_permanent(one, matrix, to_options(o, progress));
 }
 
 permanent_results compute_dense_batch(int batch, int n, const double* real, const double* imag, int step,
