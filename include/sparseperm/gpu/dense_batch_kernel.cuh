@@ -12,8 +12,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "../core/engine_error.cuh"
@@ -40,6 +44,30 @@ struct dense_gpu_batch {
   int threads = 0;
   sparseperm::precision precision = sparseperm::precision::automatic;
   int min_n = 0, max_n = 0;
+};
+
+// `count` values of T left uninitialised: a batch's host buffers (hundreds of MB at 100000 small
+// complex matrices), which a vector would value-initialise on one thread before the batch's threads
+// write every element (and first touch their pages) in parallel.
+template <class T>
+class host_array {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  explicit host_array(std::size_t count)
+      : data_(static_cast<T*>(std::malloc(std::max<std::size_t>(count, 1) * sizeof(T)))), size_(count) {
+    if (!data_) throw std::bad_alloc();
+  }
+  T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  T& operator[](std::size_t k) const { return data_.get()[k]; }
+
+ private:
+  struct release {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T, release> data_;
+  std::size_t size_;
 };
 
 // One warp per matrix, lane l running the aligned chunk l of its 2^(n−1) steps (step 0 is the
@@ -71,7 +99,7 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
   const int n = group.front()->n();
   const std::int64_t count = static_cast<std::int64_t>(group.size());
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  std::vector<X> values(nn * group.size()), x0(static_cast<std::size_t>(n) * group.size());
+  host_array<X> values(nn * group.size()), x0(static_cast<std::size_t>(n) * group.size());
   std::vector<grid_rounding_facts> grids(group.size());
   std::vector<std::int32_t> start, rows;
   {
@@ -80,11 +108,12 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
     rows = first.rows;
   }
   parallel_for<schedule::static_one>(count, threads, [&](std::int64_t k) {
-    const ryser_columns<X> c = make_ryser_columns<X>(*group[static_cast<std::size_t>(k)], order);
+    thread_local ryser_columns<X> c;  // its vectors' capacity kept from matrix to matrix
+    fill_ryser_columns(*group[static_cast<std::size_t>(k)], order, false, c);
     if (c.rows != rows || c.start != start)
       throw engine_error(engine_error::kind::failed, "a dense batch's columns differ");
-    std::copy(c.values.begin(), c.values.end(), values.begin() + static_cast<std::ptrdiff_t>(nn * k));
-    std::copy(c.x0.begin(), c.x0.end(), x0.begin() + static_cast<std::ptrdiff_t>(n * k));
+    std::copy(c.values.begin(), c.values.end(), values.data() + nn * static_cast<std::size_t>(k));
+    std::copy(c.x0.begin(), c.x0.end(), x0.data() + static_cast<std::size_t>(n) * static_cast<std::size_t>(k));
     grids[static_cast<std::size_t>(k)] = c.grid;
   });
   gpu::check(cudaSetDevice(device), "cudaSetDevice");
@@ -110,7 +139,7 @@ void run_dense_gpu_group(const std::vector<const sparse_matrix*>& group, const s
                                                   partial_d.data());
   gpu::check(cudaGetLastError(), "the dense batch kernel's launch");
   gpu::check(cudaEventRecord(finished.get()), "cudaEventRecord");
-  std::vector<Sum> partial(static_cast<std::size_t>(count) * lanes);
+  host_array<Sum> partial(static_cast<std::size_t>(count) * lanes);
   partial_d.download(partial.data(), partial.size());  // waits for the kernel
   float kernel_ms = 0;
   gpu::check(cudaEventElapsedTime(&kernel_ms, launched.get(), finished.get()), "cudaEventElapsedTime");

@@ -65,13 +65,18 @@ struct ryser_columns {
 // Floating X: the values on their row grids (error_bound.cuh: every x is then exact). Exact
 // arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
 // x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
+// fill_ryser_columns writes them into m, keeping its vectors' capacity (a batch's thread reuses one
+// for matrix after matrix: no allocation a matrix but the grids').
 template <class X>
-ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
+void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order, bool doubled,
+                        ryser_columns<X>& m) {
   using part = part_type<X>;
   const int n = matrix.n();
-  ryser_columns<X> m;
   m.n = n;
+  m.start.clear();
+  m.rows.clear();
+  m.values.clear();
+  m.grid = {};
   const bool on_grid = !doubled && !is_split_value<X>;
   const row_grids<double> grids = on_grid ? row_grids_of<double>(matrix) : row_grids<double>{};
   if (on_grid) m.grid = grids.facts;
@@ -80,6 +85,9 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
     split = split_row_grids_of(matrix);
     m.grid = split.facts;
   }
+  m.start.reserve(static_cast<std::size_t>(n) + 1);
+  m.rows.reserve(static_cast<std::size_t>(matrix.nnz()));
+  m.values.reserve(static_cast<std::size_t>(matrix.nnz()));
   m.start.push_back(0);
   m.x0.assign(n, X{0});
   const auto entry = [&](int row, double re, double im) -> X {
@@ -112,6 +120,13 @@ ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vect
     }
     m.start.push_back(static_cast<std::int32_t>(m.rows.size()));
   }
+}
+
+template <class X>
+ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
+                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
+  ryser_columns<X> m;
+  fill_ryser_columns(matrix, column_order, doubled, m);
   return m;
 }
 
