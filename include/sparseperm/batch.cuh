@@ -558,16 +558,7 @@ class batch_run {
       }
       double* re = group.x0 + dense_lane_group::x0_size(n, complex) + 2 * square * static_cast<std::size_t>(lane);
       double* im = re + square;
-      const sparse_matrix& a = *matrices_[static_cast<std::size_t>(k)];
-      for (int j = 0; j < n; ++j) {
-        const auto rows = a.column_rows(j);
-        const auto values = a.column_values(j);
-        const auto imaginary = a.column_imag(j);
-        for (std::size_t e = 0; e < rows.size(); ++e) {
-          re[static_cast<std::size_t>(rows[e]) * n + j] = values[e];
-          im[static_cast<std::size_t>(rows[e]) * n + j] = imaginary.empty() ? 0.0 : imaginary[e];
-        }
-      }
+      write_row_major(*matrices_[static_cast<std::size_t>(k)], re, im);  // dense: every entry written
       real[lane] = re;
       imag[lane] = im;
     }

@@ -610,11 +610,10 @@ inline std::optional<permanent_result> run_in_lanes(int n, const double* re, con
   return r;
 }
 
-inline std::optional<permanent_result> run_in_lanes(const sparse_matrix& matrix, const compute_options& options) {
+// The nonzeros of a matrix into row-major real and imaginary parts (0 for a real matrix's); the
+// other entries are left as they are.
+inline void write_row_major(const sparse_matrix& matrix, double* re, double* im) {
   const int n = matrix.n();
-  const bool complex = matrix.is_complex();
-  constexpr std::size_t most = static_cast<std::size_t>(small_dense_max_n) * small_dense_max_n;
-  double re[most]{}, im[most]{};  // the zeros of a matrix of n <= small_any_max_n stay
   for (int j = 0; j < n; ++j) {
     const auto rows = matrix.column_rows(j);
     const auto values = matrix.column_values(j);
@@ -622,10 +621,16 @@ inline std::optional<permanent_result> run_in_lanes(const sparse_matrix& matrix,
     for (std::size_t e = 0; e < rows.size(); ++e) {
       const std::size_t at = static_cast<std::size_t>(rows[e]) * n + j;
       re[at] = values[e];
-      im[at] = complex ? imaginary[e] : 0.0;
+      im[at] = imaginary.empty() ? 0.0 : imaginary[e];
     }
   }
-  return run_in_lanes(n, re, im, 1, complex, matrix.has_integer_values(), matrix.nnz(), options);
+}
+
+inline std::optional<permanent_result> run_in_lanes(const sparse_matrix& matrix, const compute_options& options) {
+  constexpr std::size_t most = static_cast<std::size_t>(small_dense_max_n) * small_dense_max_n;
+  double re[most]{}, im[most]{};  // the zeros of a matrix of n <= small_any_max_n stay
+  write_row_major(matrix, re, im);
+  return run_in_lanes(matrix.n(), re, im, 1, matrix.is_complex(), matrix.has_integer_values(), matrix.nnz(), options);
 }
 
 // `auto` on a matrix of n <= 12 that is dense (every entry nonzero), or of n <= 8 of any pattern,

@@ -84,6 +84,20 @@ struct dense_lane_sums {
   double excess[dense_lanes]{};
   double base[dense_lanes]{};
   bool fine = false;  // excess and base were summed
+
+  // part p's compensated sum of a lane, and it written back
+  compensated_sum part(int p, int lane) const {
+    compensated_sum s;
+    s.sum = sum[p][lane];
+    s.compensation = compensation[p][lane];
+    s.magnitude = magnitude[p][lane];
+    return s;
+  }
+  void set_part(int p, int lane, const compensated_sum& s) {
+    sum[p][lane] = s.sum;
+    compensation[p][lane] = s.compensation;
+    magnitude[p][lane] = s.magnitude;
+  }
 };
 
 template <bool Complex>
@@ -656,20 +670,9 @@ struct dense_lane_group {
     sums.fine = fine;
     f(columns, fine_bounds(), x0, 0, std::uint32_t{1} << (n - 3 - dense_lanes_run_bits), sums);
     for (int p = 0; p < 2; ++p) {
-      compensated_sum total;
-      total.sum = sums.sum[p][0];
-      total.compensation = sums.compensation[p][0];
-      total.magnitude = sums.magnitude[p][0];
-      for (int lane = 1; lane < dense_lanes; ++lane) {
-        compensated_sum quarter;
-        quarter.sum = sums.sum[p][lane];
-        quarter.compensation = sums.compensation[p][lane];
-        quarter.magnitude = sums.magnitude[p][lane];
-        total.merge(quarter);
-      }
-      sums.sum[p][0] = total.sum;
-      sums.compensation[p][0] = total.compensation;
-      sums.magnitude[p][0] = total.magnitude;
+      compensated_sum total = sums.part(p, 0);
+      for (int lane = 1; lane < dense_lanes; ++lane) total.merge(sums.part(p, lane));
+      sums.set_part(p, 0, total);
     }
     for (int lane = 1; lane < dense_lanes; ++lane) {
       sums.excess[0] += sums.excess[lane];
@@ -691,16 +694,10 @@ struct dense_lane_group {
     grid_rounding_facts on_grids = facts;
     on_grids.change = 0;
     const floating_run_facts run_facts{on_grids, run};
-    const auto part = [&](int p) {
-      compensated_sum s;
-      s.sum = sums.sum[p][lane];
-      s.compensation = sums.compensation[p][lane];
-      s.magnitude = sums.magnitude[p][lane];
-      return s;
-    };
-    floating_numbers v = complex
-                             ? ryser_sum_numbers(n, complex_sum<compensated_sum>{part(0), part(1)}, chain, run_facts)
-                             : ryser_sum_numbers(n, part(0), chain, run_facts);
+    floating_numbers v =
+        complex ? ryser_sum_numbers(n, complex_sum<compensated_sum>{sums.part(0, lane), sums.part(1, lane)}, chain,
+                                    run_facts)
+                : ryser_sum_numbers(n, sums.part(0, lane), chain, run_facts);
     const double rounding = v.bound;
     const double a_priori = grid_perturbation_bound(facts, std::hypot(v.value, v.imag), rounding);
     v.bound = rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori);
