@@ -1,6 +1,7 @@
 // Bounds on the GPU where terms cancel: on random signed real and complex matrices of full 53-bit
 // values, every bound of gpu-sparse contains the exact dyadic permanent (big integers), in double,
-// compensated and double-double, and double-double's running bound certifies 15 digits; gpu-dp's in
+// compensated and double-double, and double-double's running bound certifies 15 digits, and under auto
+// (one grid, the fine parts' bound) 10 or more; gpu-dp's in
 // double and double-double too, on band matrices up to n = 45 as well, its double-double values
 // bit-identical to the same steps on host threads; gpu-glynn's where rows and columns repeat; a
 // batch's warp route in auto (split row sums) and double.
@@ -53,6 +54,54 @@ TEST_CASE("gpu-sparse: running bounds contain the exact permanent where terms ca
             << ": median certified digits on gpu-sparse: double " << plain.median() << ", compensated "
             << compensated.median() << ", double-double " << wide.median() << " (100 matrices)");
     CHECK(wide.median() >= 15);  // double and compensated keep the grids' a-priori term on the GPU
+  }
+}
+
+TEST_CASE("gpu-sparse under auto: the fine parts' running bound contains the exact permanent and says something") {
+  // the engine's run under auto (without the double-double run that follows where it certifies
+  // fewer digits than asked) and the fine parts' run alone (one grid a row, F_i in shared memory):
+  // three digits or more beyond the grids' a-priori term, and one entry changed by one part in 10^9
+  // moves the exact permanent outside it
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 83 : 79);
+    exact_dyadic::bound_tally automatic, fine, one_grid;
+    int outside = 0, tampered = 0, again = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+      const int n = 2 + trial % (complex ? 11 : 13);
+      const sp::sparse_matrix a = exact_dyadic::random_cancelling(stream, n, complex, trial % 3 == 0 ? 0.5 : 1.0);
+      const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
+      const std::string what = kind_of(complex, n);
+      sp::gpu::launch_options options;
+      options.min_chunk_bits = 4;  // several chunks, so several records
+      // auto as the engine runs it: the fine parts' run again where the first run's rounding
+      // certifies more digits than the grids' a-priori change leaves
+      const sp::permanent_result first = sp::detail::run_gpu_sparse(a, options, "gpu-sparse");
+      automatic.check(first, exact, what + ", auto");
+      if (first.plan.find("so again with the fine parts") != std::string::npos) ++again;
+      options.fine_parts_at_once = true;
+      const sp::permanent_result r = sp::detail::run_gpu_sparse(a, options, "gpu-sparse");
+      // (the grids round some value of nearly every such matrix; the others need no fine parts)
+      CHECK((r.plan.find("fine parts") != std::string::npos) == sp::detail::grids_round_signed_values(a));
+      fine.check(r, exact, what + ", fine parts");
+      options.fine_parts_at_once = false;
+      options.precision = sp::precision::compensated;
+      one_grid.check(sp::detail::run_gpu_sparse(a, options, "gpu-sparse"), exact, what + ", compensated");
+      if (trial % 3 != 1 || n < 6) continue;
+      std::vector<sp::matrix_entry> entries = a.entries();
+      entries[static_cast<std::size_t>(trial) % entries.size()].value *= 1 + 1e-9;
+      const auto changed = exact_dyadic::exact_complex_permanent(sp::sparse_matrix::from_entries(n, entries));
+      ++tampered;
+      if (exact_dyadic::error_of(r, changed) > *r.error_bound) ++outside;
+    }
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": gpu-sparse with the fine parts' bound, median certified digits " << fine.median()
+            << " (compensated, one grid: " << one_grid.median() << "; auto " << automatic.median() << ", run again on "
+            << again << "); changed by 1e-9 and outside the bound: " << outside << " of " << tampered);
+    CHECK(fine.median() >= 10);
+    CHECK(automatic.median() >= 10);
+    CHECK(again > 20);
+    CHECK(one_grid.median() + 3 <= fine.median());
+    CHECK(outside >= tampered * 9 / 10);
   }
 }
 

@@ -11,7 +11,9 @@
 #include <sparseperm/engines/glynn.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/ryser/cpu_sparse.cuh>
+#include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/digits_forecast.cuh>
+#include <sparseperm/ryser/sparse_ryser.cuh>
 #include <sparseperm/settings.cuh>
 #include <sparseperm/structure/repeated_lines.cuh>
 
@@ -21,6 +23,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../bound_tally.hpp"
@@ -149,6 +152,162 @@ TEST_CASE("a tampered sum falls outside the running bound: the bound says someth
   }
   CHECK(runs == 48);
   CHECK(outside == runs);  // one flipped term of 2^(n−1) moves the sum far beyond every bound
+}
+
+namespace {
+
+// gpu-sparse's walk under auto on values the grids round, as its threads run it (the device's code,
+// sparse_ryser_steps with fine_parts_sum, here on the host): the steps cut among `threads` threads,
+// their sums reduced into a chunk's record as the launcher does, the result as the engine sets it.
+template <class X>
+sp::permanent_result fine_parts_run(const sp::sparse_matrix& a, int threads) {
+  namespace d = sp::detail;
+  using Inner = std::conditional_t<sp::is_complex_number<X>, d::complex_sum<d::compensated_sum>, d::compensated_sum>;
+  using Sum = d::fine_parts_sum<Inner>;
+  using Term = decltype(d::plain_product{}(static_cast<const X*>(nullptr), 0, 1));
+  const int n = a.n();
+  const auto columns = d::make_ryser_columns<X>(a, a.columns_by_degree(), false);
+  REQUIRE(columns.fine.size() == static_cast<std::size_t>(n));
+  const d::sparse_columns_view<X> view{
+      n, columns.start.data(), columns.rows.data(), columns.values.data(), columns.x0.data(), columns.fine.data()};
+  const std::uint64_t end = std::uint64_t{1} << (n - 1);
+  std::vector<Sum> sums(static_cast<std::size_t>(threads));
+  std::vector<X> x(static_cast<std::size_t>(n));
+  std::uint64_t chain = 1;
+  for (int t = 0; t < threads; ++t) {
+    const std::uint64_t first = 1 + (end - 1) * t / threads, last = 1 + (end - 1) * (t + 1) / threads;
+    if (first < last) d::sparse_ryser_steps(view, x.data(), 1, first, last, sums[t], d::plain_product{});
+    chain = std::max(chain, last - first);
+  }
+  d::floating_run_facts facts{columns.grid};
+  Sum start;
+  d::add_fine_parts_term(columns.x0.data(), columns.fine.data(), n, 1, start, false);
+  facts.start_fine = start.fine;
+  const std::vector<d::chunk_record<Sum, Term>> records{d::chunk_record<Sum, Term>::of(sums.data(), sums.size())};
+  sp::permanent_result r;
+  r.engine = "gpu-sparse";
+  r.n = n;
+  d::set_ryser_records<Sum>(r, n, d::plain_product{}(columns.x0.data(), n, 1), records, chain, facts);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("gpu-sparse's fine parts' running bound, its threads' walk on the host: contains and says something") {
+  // one grid a row, as gpu-sparse keeps x in shared memory: the a-priori term of the grids' rounding
+  // certifies nothing on these matrices; the fine parts' bound within two digits of cpu-sparse's split
+  // row sums, and one entry changed by one part in 10^9 moves the exact permanent outside it
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 53 : 47);
+    exact_dyadic::bound_tally fine, split;
+    int outside = 0, tampered = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+      const int n = 2 + trial % (complex ? 11 : 13);
+      const double density = trial % 3 == 0 ? 0.5 : 1.0;
+      const sp::sparse_matrix a = random_cancelling(stream, n, complex, density);
+      const exact_complex exact = exact_complex_permanent(a);
+      const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+      const sp::permanent_result r =
+          complex ? fine_parts_run<sp::complex_double>(a, 1 + trial % 7) : fine_parts_run<double>(a, 1 + trial % 7);
+      fine.check(r, exact, what + ", fine parts");
+      split.check(sp::permanent_cpu_sparse(
+                      a, {.threads = 1, .progress = nullptr, .precision = sp::precision::compensated, .sharing = {}}),
+                  exact, what + ", split row sums");
+      if (trial % 3 != 1 || n < 6) continue;
+      std::vector<sp::matrix_entry> entries = a.entries();
+      entries[static_cast<std::size_t>(trial) % entries.size()].value *= 1 + 1e-9;
+      const exact_complex changed = exact_complex_permanent(sp::sparse_matrix::from_entries(n, entries));
+      ++tampered;
+      if (error_of(r, changed) > *r.error_bound) ++outside;
+    }
+    CAPTURE(complex);
+    CHECK(fine.checked == 120);
+    CHECK(fine.median() >= 10);
+    CHECK(fine.median() + 2 >= split.median());
+    CHECK(outside >= tampered * 9 / 10);
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": fine parts' bound, median digits " << fine.median() << " (split row sums " << split.median()
+            << "); changed by 1e-9 and outside the bound: " << outside << " of " << tampered);
+  }
+}
+
+TEST_CASE("the fine parts' term: F_i bounds what the grids moved a row by, P1 - P0 what that moves a term by") {
+  // rows whose two large entries cancel: for half the subsets x_i is small beside the row's Σ|a|, so
+  // the grids' rounding moves x_i by far more than double's rounding of the term (F_i / |x_i| about
+  // 2^−25, against a product's 2n·u); the worst f_i = F_i·x_i/|x_i| moves Π x by exactly P1 − P0
+  namespace d = sp::detail;
+  sp::random_stream stream(59);
+  int terms = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 3 + trial % 8;
+    const bool complex = trial % 2 == 1;
+    std::vector<sp::matrix_entry> entries = random_cancelling(stream, n, complex).entries();
+    for (sp::matrix_entry& e : entries) {
+      if (e.row % 2 == 0 && e.column < 2) e.value += e.column == 0 ? 0x1p20 : -0x1p20;
+    }
+    const sp::sparse_matrix a = sp::sparse_matrix::from_entries(n, entries);
+    const auto check = [&]<class X>(const d::ryser_columns<X>& columns) {
+      // F_i against Σ_j |a_ij − â_ij| / 2 in long double (each difference exact)
+      std::vector<long double> moved(static_cast<std::size_t>(n), 0.0L);
+      for (int position = 0; position < n; ++position) {
+        const int j = a.columns_by_degree()[static_cast<std::size_t>(position)];
+        for (const sp::matrix_entry& e : entries) {
+          if (e.column != j) continue;
+          for (int k = columns.start[position]; k < columns.start[position + 1]; ++k) {
+            if (columns.rows[k] != e.row) continue;
+            if constexpr (sp::is_complex_number<X>) {
+              moved[e.row] += std::fabs(static_cast<long double>(columns.values[k].re) - e.value) +
+                              std::fabs(static_cast<long double>(columns.values[k].im) - e.imag);
+            } else {
+              moved[e.row] += std::fabs(static_cast<long double>(columns.values[k]) - e.value);
+            }
+          }
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        CHECK(columns.fine[i] >= moved[i] / 2);
+        CHECK(columns.fine[i] <= moved[i] / 2 * (1 + 0x1p-30L));
+      }
+      // every subset g of the first n − 1 columns: x̂_g = x_0 + its columns, exact on the grids
+      for (std::uint64_t g = 0; g < (std::uint64_t{1} << (n - 1)); ++g) {
+        std::vector<X> x = columns.x0;
+        for (int j = 0; j + 1 < n; ++j) {
+          if (!((g >> j) & 1)) continue;
+          for (int k = columns.start[j]; k < columns.start[j + 1]; ++k) x[columns.rows[k]] += columns.values[k];
+        }
+        d::fine_parts_sum<
+            std::conditional_t<sp::is_complex_number<X>, d::complex_sum<d::compensated_sum>, d::compensated_sum>>
+            sum;
+        d::add_fine_parts_term(x.data(), columns.fine.data(), n, 1, sum, false);
+        long double p0 = 1, p1 = 1, worst = 1;
+        for (int i = 0; i < n; ++i) {
+          long double m;
+          if constexpr (sp::is_complex_number<X>) {
+            m = std::hypot(static_cast<long double>(x[i].re), static_cast<long double>(x[i].im));
+          } else {
+            m = std::fabs(static_cast<long double>(x[i]));
+          }
+          p0 *= m;
+          worst *= m + static_cast<long double>(moved[i]) / 2;
+          p1 *= m + columns.fine[i];
+        }
+        worst -= p0;  // |Π (x̂_i + f_i) − Π x̂_i| for f_i = F_i·x̂_i/|x̂_i|, the largest
+        const double unit = d::gamma_of(2 * n, 0x1p-53) + d::gamma_of(n, 0x1p-53);
+        const double base = sp::is_complex_number<X> ? sum.fine.base : static_cast<double>(p0);
+        CAPTURE(n);
+        CAPTURE(g);
+        CHECK(worst <= static_cast<long double>(sum.fine.excess) * (1 + 0x1p-40L) + unit * 1.1L * base);
+        ++terms;
+      }
+    };
+    std::vector<int> order = a.columns_by_degree();
+    if (complex) {
+      check(d::make_ryser_columns<sp::complex_double>(a, order, false));
+    } else {
+      check(d::make_ryser_columns<double>(a, order, false));
+    }
+  }
+  CHECK(terms > 5000);
 }
 
 namespace {

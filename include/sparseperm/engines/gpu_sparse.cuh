@@ -60,6 +60,7 @@ SPARSEPERM_ENGINE_RUN permanent_result engines::gpu_sparse::run([[maybe_unused]]
                                 {.devices = options.devices,
                                  .progress = options.progress,
                                  .precision = options.precision,
+                                 .digits = options.digits,
                                  .sharing = options.sharing()},
                                 name);
 #  else

@@ -53,8 +53,13 @@ struct launch_options {
   std::vector<int> devices = {0};  // the CUDA devices to run on (a device listed twice runs two queues)
   progress_counter* progress = nullptr;
   sparseperm::precision precision = sparseperm::precision::automatic;  // gpu-sparse's arithmetic
-  detail::chunk_sharing sharing = {};                                  // a journal, MPI ranks (run/sharing.cuh)
-  std::string identity = {};  // what identifies the kernel's code and matrix, for the journal's key
+  // gpu-sparse under auto on signed values its row grids round: a first run on the grids' values,
+  // again with the fine parts' bound where its rounding certifies more than `digits`; tests: that
+  // run alone (fine_parts_at_once)
+  int digits = 10;
+  bool fine_parts_at_once = false;
+  detail::chunk_sharing sharing = {};  // a journal, MPI ranks (run/sharing.cuh)
+  std::string identity = {};           // what identifies the kernel's code and matrix, for the journal's key
   // For tests: chunks of at least 2^min_chunk_bits steps (small matrices in several chunks), and the
   // device at index failing_device of `devices` failing after failing_after chunks.
   int min_chunk_bits = sparseperm::detail::device_chunk_bits_min;

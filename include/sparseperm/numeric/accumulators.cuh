@@ -13,6 +13,7 @@
 //                    so the magnitude is Σ (|re t| + |im t|) ≥ Σ|t|); exact_complex_sum: 128-bit parts
 //   dd_sum           double-double terms and sums (double_double.cuh), with Σ|t| and the Σ|partial
 //                    sum| that their additions' error needs
+//   fine_parts_sum<S>  S and the sums that bound what rounding the values to their row grids changed
 //   sign_split_sum<S>  two accumulators S, one for the terms added and one for those subtracted:
 //                    two dependency chains where one held a CPU at the adder's latency per step
 //                    (the sign is a constant in unrolled code, so the choice costs nothing there)
@@ -188,6 +189,32 @@ struct sign_split_sum {
   }
   static constexpr bool compensated = Sum::compensated;
   static std::string description() { return Sum::description() + " of the added and the subtracted terms"; }
+};
+
+// A floating accumulator S of a walk on values rounded to their row grids, with what the values'
+// fine parts can move its terms by (numeric/bounds.md, "Values off their grids"): Σ max(P̂1 − P̂0, 0)
+// and, for complex terms, Σ P̂0 (a real term's P̂0 is |t̂|: S's Σ|t|), plain sums of terms ≥ 0.
+struct fine_parts_totals {
+  double excess = 0;
+  double base = 0;
+};
+template <class Sum>
+struct fine_parts_sum : Sum {
+  fine_parts_totals fine;
+  SPARSEPERM_HOST_DEVICE void add_fine(double excess, double base) {
+    fine.excess += excess;
+    fine.base += base;
+  }
+  SPARSEPERM_HOST_DEVICE void merge(const fine_parts_sum& other) {
+    Sum::merge(other);
+    add_fine(other.fine.excess, other.fine.base);
+  }
+  static constexpr bool fine_parts = true;
+  static std::string description() { return Sum::description() + " with the fine parts' running bound"; }
+};
+template <class Sum>
+inline constexpr bool has_fine_parts = requires {
+  Sum::fine_parts;
 };
 
 // Double-double terms (numeric/double_double.cuh), summed with dd_plus: each addition is off by at

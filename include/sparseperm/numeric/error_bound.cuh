@@ -201,6 +201,21 @@ inline double grid_perturbation_bound(const grid_rounding_facts& f, double value
   return f.change * f.abs_permanent * bound_margin;
 }
 
+// What the values' fine parts can move a walk on their grid roundings â by, on the permanent's scale
+// (2 Σ_g (P1_g − P0_g); numeric/bounds.md, "Values off their grids"): excess = Σ max(P̂1 − P̂0, 0),
+// base = Σ P̂0 (real terms: Σ|t̂|), sums of terms ≥ 0 in chains of at most `chain` additions before an
+// exact reduction; P̂1 of n sums m̂_i + F_i and n − 1 products, P̂0 of n − 1 products, complex m̂_i =
+// fl(max + k·min) ≥ |x̂_i|(1 − u)²; underflow as grid_rounding_facts counts it, each factor at most
+// 4 max(Σ_j |a_ij| / 2, 1).
+inline double fine_parts_bound(int n, bool complex, double excess, double base, std::uint64_t chain, double underflow) {
+  constexpr double u = 0x1p-53;
+  const double summed = 1 / (1 - gamma_of(static_cast<double>(chain) + 2, u));
+  const double factors = complex ? 1 + gamma_of(2 * n, u) : 1;
+  const double moved = (1 + gamma_of(2 * n + 2, u)) * excess * summed;
+  const double products = (gamma_of(2 * n, u) + gamma_of(n, u)) * base * summed;
+  return 2 * factors * (moved + products + std::ldexp(underflow, 2 * n + 1)) * bound_margin;
+}
+
 // How a floating Ryser run summed its terms.
 struct floating_sum_report {
   double sum = 0;           // Σ (−1)^g Π x_g, reduced exactly then rounded once

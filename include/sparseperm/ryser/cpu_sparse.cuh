@@ -15,6 +15,7 @@
 // whose 128-bit bound holds (x doubled to integers, 128-bit products and sums), otherwise double with
 // compensated (TwoSum) sums; `exact` goes on beyond 128 bits with residues modulo primes.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -60,6 +61,9 @@ struct ryser_columns {
   std::vector<X> values;
   std::vector<X> x0;
   grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
+  // floating X on one grid a row: F_i = Σ_j |a_ij − â_ij| / 2 (complex: |re| + |im| of a difference),
+  // rounded up (n ≤ 64 exact differences: the sum is short by less than the margin)
+  std::vector<double> fine;
 };
 
 // Floating X: the values on their row grids (error_bound.cuh: every x is then exact). Exact
@@ -90,6 +94,7 @@ void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& col
   m.values.reserve(static_cast<std::size_t>(matrix.nnz()));
   m.start.push_back(0);
   m.x0.assign(n, X{0});
+  m.fine.assign(on_grid && std::is_floating_point_v<part> ? n : 0, 0.0);
   const auto entry = [&](int row, double re, double im) -> X {
     if constexpr (is_split_value<X>) {  // exactly the value, in two parts
       const auto [c, f] = split.split(row, re);
@@ -100,11 +105,20 @@ void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& col
         return X(c, f);
       }
     } else if constexpr (is_complex_number<X>) {
-      if (on_grid) return X(grids.value(row, re, im));
+      if (on_grid) {
+        const X v(grids.value(row, re, im));
+        if (!m.fine.empty()) m.fine[row] += std::fabs(v.re - re) + std::fabs(v.im - im);
+        return v;
+      }
       return {static_cast<part>(re) * part{2}, static_cast<part>(im) * part{2}};
     } else {
       (void)im;
-      return on_grid ? static_cast<X>(grids.value(row, re)) : static_cast<X>(re) * X{2};
+      if (on_grid) {
+        const X v = static_cast<X>(grids.value(row, re));
+        if (!m.fine.empty()) m.fine[row] += std::fabs(static_cast<double>(v) - re);
+        return v;
+      }
+      return static_cast<X>(re) * X{2};
     }
   };
   for (int position = 0; position < n; ++position) {
@@ -120,6 +134,7 @@ void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& col
     }
     m.start.push_back(static_cast<std::int32_t>(m.rows.size()));
   }
+  for (double& f : m.fine) f *= 0.5 * bound_margin;
 }
 
 template <class X>
@@ -142,6 +157,7 @@ std::string sparse_columns_identity(const ryser_columns<X>& m) {
   bytes(m.rows);
   bytes(m.values);
   bytes(m.x0);
+  bytes(m.fine);
   return key;
 }
 

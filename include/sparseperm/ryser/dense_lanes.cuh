@@ -124,15 +124,6 @@ SPARSEPERM_LANES_INLINE void lane_product(const lane_value<Complex>* x, lane_val
   }
 }
 
-inline constexpr double lane_modulus_slope = 0x1.a827999fcef34p-2;  // 0.41421356237309515: k² + 2k ≥ 1 exactly
-
-// |re + i·im| ≤ max + k·min of |re| and |im|, at most 8.3 % above it, without a square root (rounded,
-// at most two ulps below that): where a bound above serves, as for the grids' change of a value.
-inline double lane_modulus_bound_of(double re, double im) {
-  const double a = std::fabs(re), b = std::fabs(im);
-  return std::max(a, b) + lane_modulus_slope * std::min(a, b);
-}
-
 SPARSEPERM_LANES_INLINE void add_positive(lane_vector& total, const lane_vector& v) {
   total += reinterpret_cast<lane_vector>((v > 0.0) & reinterpret_cast<const lane_bits&>(v));
 }
@@ -191,7 +182,7 @@ struct lane_walk {
         set_abs(b, x[i].part[1]);
         const lane_vector larger = m > b ? m : b;
         const lane_vector smaller = m > b ? b : m;
-        m = larger + lane_modulus_slope * smaller;
+        m = larger + modulus_bound_slope * smaller;
       }
       const lane_vector y = m + a.fine[i];
       if (i < chains) {
@@ -433,7 +424,7 @@ struct lanes_avx2 {
         std::memcpy(entry + dense_lanes, &w, sizeof w);
         total_imag[j & 1] += w;
         const lane_vector dv = abs(v - r.re[j]), dw = abs(w - r.im[j]);
-        change = __builtin_ia32_maxpd256(dv, dw) + lane_modulus_slope * __builtin_ia32_minpd256(dv, dw);
+        change = __builtin_ia32_maxpd256(dv, dw) + modulus_bound_slope * __builtin_ia32_minpd256(dv, dw);
         fine[j & 1] += dv + dw;
       } else {
         change = abs(v - r.re[j]);
@@ -583,7 +574,7 @@ struct dense_lane_group {
           const double w = (row_im[j * step] + c) - c;
           entry[dense_lanes] = w;
           total_imag[j & 1] += w;
-          change = lane_modulus_bound_of(v - row_re[j * step], w - row_im[j * step]);
+          change = modulus_bound(v - row_re[j * step], w - row_im[j * step]);
           fine[j & 1] += std::fabs(v - row_re[j * step]) + std::fabs(w - row_im[j * step]);
         } else {
           change = std::fabs(v - row_re[j * step]);
@@ -698,27 +689,11 @@ struct dense_lane_group {
         complex ? ryser_sum_numbers(n, complex_sum<compensated_sum>{sums.part(0, lane), sums.part(1, lane)}, chain,
                                     run_facts)
                 : ryser_sum_numbers(n, sums.part(0, lane), chain, run_facts);
-    const double rounding = v.bound;
-    const double a_priori = grid_perturbation_bound(facts, std::hypot(v.value, v.imag), rounding);
-    v.bound = rounding + (sums.fine ? std::min(a_priori, fine_parts_bound(n, complex, sums, lane, facts)) : a_priori);
+    if (sums.fine) {
+      return with_fine_parts(n, v, facts, {sums.excess[lane], sums.base[lane]}, sums.magnitude[0][lane], chain);
+    }
+    v.bound += grid_perturbation_bound(facts, std::hypot(v.value, v.imag), v.bound);
     return v;
-  }
-
-  // A bound on |Σ_g (−1)^g (t_g − t̂'_g)|·2, the permanent of A against that of Â (numeric/bounds.md,
-  // "Values off their grids"): t_g = Π (x_i + f_i) with |f_i| ≤ F_i, t̂'_g = Π x_i, both exact.
-  static double fine_parts_bound(int n, bool complex, const dense_lane_sums& sums, int lane,
-                                 const grid_rounding_facts& facts) {
-    constexpr double u = 0x1p-53;
-    const double summed = 1 / (1 - gamma_of(static_cast<double>(std::uint64_t{1} << (n - 1)) + 2, u));
-    const double base = complex ? sums.base[lane] : sums.magnitude[0][lane];
-    // complex: m̂_i = fl(max + k·min) ≥ |x_i|(1 − u)² (a multiplication and an addition, or one FMA)
-    const double factors = complex ? 1 + gamma_of(2 * n, u) : 1;
-    // P1 of n rounded sums m̂ + F and n − 1 products, P0 of n − 1 products; what underflows in either
-    // (each factor ≤ 4 max(Σ_j |a_ij| / 2, 1), as f.underflow counts them)
-    const double excess = (1 + gamma_of(2 * n + 2, u)) * sums.excess[lane] * summed;
-    const double products = (gamma_of(2 * n, u) + gamma_of(n, u)) * base * summed;
-    const double underflow = std::ldexp(facts.underflow, 2 * n + 1);
-    return 2 * factors * (excess + products + underflow) * bound_margin;
   }
 };
 

@@ -118,16 +118,43 @@ std::array<exact_double_sum, K> exact_sums_of(const Sum* sums, std::size_t count
   return parts[0];
 }
 
+// A record's sums of the fine parts' running bound (fine_parts_sum), rounded up; none for other sums.
+struct no_fine_parts {};
+template <class Sum>
+using fine_parts_record = std::conditional_t<has_fine_parts<Sum>, fine_parts_totals, no_fine_parts>;
+
+// The exact sums a floating record keeps: the value's parts (one or two), Σ|t|, then the fine parts'.
+template <class Sum, int Parts>
+inline constexpr int record_sums = Parts + 1 + (has_fine_parts<Sum> ? 2 : 0);
+template <class Sum, int Parts>
+void add_fine_parts(const Sum& s, std::array<exact_double_sum, record_sums<Sum, Parts>>& a) {
+  if constexpr (has_fine_parts<Sum>) {
+    a[Parts + 1].add(s.fine.excess);
+    a[Parts + 2].add(s.fine.base);
+  }
+}
+template <class Sum, int Parts>
+fine_parts_record<Sum> fine_parts_of(const std::array<exact_double_sum, record_sums<Sum, Parts>>& total) {
+  if constexpr (has_fine_parts<Sum>) {
+    return {rounded_up(total[Parts + 1]), rounded_up(total[Parts + 2])};
+  } else {
+    return {};
+  }
+}
+
 template <class Sum>
 struct chunk_record<Sum, double> {
   double_double sum;
   double magnitude = 0;
+  [[no_unique_address]] fine_parts_record<Sum> fine{};
   static chunk_record of(const Sum* sums, std::size_t count) {
-    const auto total = exact_sums_of<2>(sums, count, [](const Sum& s, std::array<exact_double_sum, 2>& a) {
+    using totals = std::array<exact_double_sum, record_sums<Sum, 1>>;
+    const auto total = exact_sums_of<record_sums<Sum, 1>>(sums, count, [](const Sum& s, totals& a) {
       s.for_each_part([&](double v) { a[0].add(v); });
       a[1].add(magnitude_of(s));
+      add_fine_parts<Sum, 1>(s, a);
     });
-    return {double_double_of(total[0]), rounded_up(total[1])};
+    return {double_double_of(total[0]), rounded_up(total[1]), fine_parts_of<Sum, 1>(total)};
   }
 };
 
@@ -135,13 +162,16 @@ template <class Sum>
 struct chunk_record<Sum, complex_double> {
   double_double re, im;
   double magnitude = 0;
+  [[no_unique_address]] fine_parts_record<Sum> fine{};
   static chunk_record of(const Sum* sums, std::size_t count) {
-    const auto total = exact_sums_of<3>(sums, count, [](const Sum& s, std::array<exact_double_sum, 3>& a) {
+    using totals = std::array<exact_double_sum, record_sums<Sum, 2>>;
+    const auto total = exact_sums_of<record_sums<Sum, 2>>(sums, count, [](const Sum& s, totals& a) {
       s.re.for_each_part([&](double v) { a[0].add(v); });
       s.im.for_each_part([&](double v) { a[1].add(v); });
       a[2].add(magnitude_of(s));
+      add_fine_parts<Sum, 2>(s, a);
     });
-    return {double_double_of(total[0]), double_double_of(total[1]), rounded_up(total[2])};
+    return {double_double_of(total[0]), double_double_of(total[1]), rounded_up(total[2]), fine_parts_of<Sum, 2>(total)};
   }
 };
 
@@ -152,13 +182,31 @@ template <class Sum, class Product, class V>
 bool valid_record(const chunk_record<Sum, Product, V>& r) {
   return valid_record(r.sum);
 }
+inline bool valid_record(no_fine_parts) { return true; }
+inline bool valid_record(const fine_parts_totals& f) {
+  return std::isfinite(f.excess) && f.excess >= 0 && std::isfinite(f.base) && f.base >= 0;
+}
 template <class Sum>
 bool valid_record(const chunk_record<Sum, double>& r) {
-  return valid_record(r.sum) && std::isfinite(r.magnitude) && r.magnitude >= 0;
+  return valid_record(r.sum) && std::isfinite(r.magnitude) && r.magnitude >= 0 && valid_record(r.fine);
 }
 template <class Sum>
 bool valid_record(const chunk_record<Sum, complex_double>& r) {
-  return valid_record(r.re) && valid_record(r.im) && std::isfinite(r.magnitude) && r.magnitude >= 0;
+  return valid_record(r.re) && valid_record(r.im) && std::isfinite(r.magnitude) && r.magnitude >= 0 &&
+         valid_record(r.fine);
+}
+
+// The fine parts' sums of every record and of step 0's term (facts.start_fine), exactly, rounded up.
+template <class Record>
+fine_parts_totals fine_parts_total(const std::vector<Record>& records, const floating_run_facts& facts) {
+  exact_double_sum excess, base;
+  excess.add(facts.start_fine.excess);
+  base.add(facts.start_fine.base);
+  for (const Record& r : records) {
+    excess.add(r.fine.excess);
+    base.add(r.fine.base);
+  }
+  return {rounded_up(excess), rounded_up(base)};
 }
 
 // The result from every chunk's record, reduced exactly in chunk order, and step 0's term.
@@ -181,7 +229,13 @@ void set_ryser_records(permanent_result& result, int n, const Product& start_ter
     }
     floating_sum_report report = sum_report<Sum>(0, rounded_up(magnitude), chain, facts);
     report.records = record_rounding;
-    set_ryser_value(result, n, complex_double{re.value(), im.value()}, report, facts.grid);
+    const complex_double sum{re.value(), im.value()};
+    if constexpr (has_fine_parts<Sum>) {
+      set_floating_numbers(result, with_fine_parts(n, ryser_numbers(n, sum, report, without_change(facts.grid)),
+                                                   facts.grid, fine_parts_total(records, facts), 0, chain));
+    } else {
+      set_ryser_value(result, n, sum, report, facts.grid);
+    }
   } else if constexpr (std::is_floating_point_v<Product>) {
     exact_double_sum total, magnitude;
     total.add(start_term);
@@ -193,7 +247,12 @@ void set_ryser_records(permanent_result& result, int n, const Product& start_ter
     }
     floating_sum_report report = sum_report<Sum>(total.value(), rounded_up(magnitude), chain, facts);
     report.records = record_rounding;
-    set_ryser_value(result, n, report, facts.grid);
+    if constexpr (has_fine_parts<Sum>) {
+      set_floating_numbers(result, with_fine_parts(n, ryser_numbers(n, report, without_change(facts.grid)), facts.grid,
+                                                   fine_parts_total(records, facts), report.magnitude, chain));
+    } else {
+      set_ryser_value(result, n, report, facts.grid);
+    }
   } else if constexpr (is_double_double_sum<Sum>) {
     // merged in order with dd_plus, each merge's error in the partial sums' magnitude; the doubles
     // beside the sums took at most a thread's steps and 2^42 merges (threads times chunks)

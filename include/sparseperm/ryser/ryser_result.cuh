@@ -4,6 +4,7 @@
 //   exact:   S is over doubled row sums, so perm = ±S / 2^(n−1); S must be divisible by 2^(n−1),
 //            which is checked (a failure would be an engine bug, never rounded away).
 //   residues: the same S modulo K primes; perm mod p = ±S·2^−(n−1), then the CRT (modular.cuh).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -23,10 +24,17 @@ namespace sparseperm::detail {
 
 // What a floating run's bound needs from its engine besides its sums (error_bound.cuh).
 struct floating_run_facts {
-  grid_rounding_facts grid;      // what rounding the values to their row grids changed
-  std::uint64_t block = 1;       // compensated sums: terms summed plainly before each TwoSum
-  bool rounded_factors = false;  // split row sums rounded once a factor (error_bound.cuh)
+  grid_rounding_facts grid;        // what rounding the values to their row grids changed
+  std::uint64_t block = 1;         // compensated sums: terms summed plainly before each TwoSum
+  bool rounded_factors = false;    // split row sums rounded once a factor (error_bound.cuh)
+  fine_parts_totals start_fine{};  // fine_parts_sum: step 0's fine parts' sums (its term is the host's)
 };
+
+// The facts without the grids' change: a walk's rounding on the grid values alone.
+inline grid_rounding_facts without_change(grid_rounding_facts grid) {
+  grid.change = 0;
+  return grid;
+}
 
 // A floating result's numbers: the value ±2Σ̂ and its error bound (rounding, then the grid's change).
 inline floating_numbers ryser_numbers(int n, const floating_sum_report& report, const grid_rounding_facts& grid) {
@@ -49,6 +57,20 @@ inline floating_numbers ryser_numbers(int n, const complex_double& sum, floating
   const double rounding = 2 * ryser_sum_bound(n, report, grid);
   v.bound = rounding + grid_perturbation_bound(grid, std::hypot(v.value, v.imag), rounding);
   return v;
+}
+
+// The numbers of a walk on values rounded to their row grids that kept its fine parts' sums
+// (fine_parts_sum): `on_grids` bounds the rounding of the walk on the grid values alone (its facts'
+// change 0); what the grids' rounding changed is bounded a priori and from the fine parts' sums, and
+// the smaller is added. real_base: Σ|t̂|, a real term's P̂0.
+inline floating_numbers with_fine_parts(int n, floating_numbers on_grids, const grid_rounding_facts& grid,
+                                        const fine_parts_totals& fine, double real_base, std::uint64_t chain) {
+  const double rounding = on_grids.bound;
+  const double a_priori = grid_perturbation_bound(grid, std::hypot(on_grids.value, on_grids.imag), rounding);
+  const double base = on_grids.complex ? fine.base : real_base;
+  on_grids.bound =
+      rounding + std::min(a_priori, fine_parts_bound(n, on_grids.complex, fine.excess, base, chain, grid.underflow));
+  return on_grids;
 }
 
 // The same as a result's fields; a value or a bound that is not finite is an overflow error.

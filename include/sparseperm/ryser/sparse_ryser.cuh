@@ -10,6 +10,7 @@
 
 #include "../core/config.cuh"
 #include "../detail/bits.cuh"
+#include "../numeric/accumulators.cuh"
 #include "../numeric/complex.cuh"
 #include "../numeric/double_double.cuh"
 #include "../numeric/modular.cuh"
@@ -27,6 +28,7 @@ struct sparse_columns_view {
   const std::int32_t* rows = nullptr;
   const X* values = nullptr;
   const X* x0 = nullptr;
+  const double* fine = nullptr;  // F_i of each row, where the sum keeps its fine parts (fine_parts_term)
 };
 
 // Π x[i·stride], four independent chains: a multiplication's latency is about four cycles, so one
@@ -138,6 +140,59 @@ struct double_double_product {
   }
 };
 
+// The term of x on values rounded to their row grids into `sum`, with what the values' fine parts
+// can move it by (numeric/bounds.md, "Values off their grids"): max(P̂1 − P̂0, 0) with P1 = Π (m_i +
+// F_i), P0 = Π m_i, m_i = |x_i| (real: P̂0 is |t̂|) or the modulus bound of x_i (complex); two chains
+// each. A zero x_i makes t̂ and P̂0 0 but not P̂1, so no step is skipped.
+template <class Sum>
+SPARSEPERM_HOST_DEVICE void add_fine_parts_term(const double* x, const double* fine, int n, int stride, Sum& sum,
+                                                bool odd) {
+  double t0 = 1, t1 = 1, q0 = 1, q1 = 1;
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const double a = x[i * stride], b = x[(i + 1) * stride];
+    t0 *= a;
+    t1 *= b;
+    q0 *= std::fabs(a) + fine[i];
+    q1 *= std::fabs(b) + fine[i + 1];
+  }
+  if (i < n) {
+    t0 *= x[i * stride];
+    q0 *= std::fabs(x[i * stride]) + fine[i];
+  }
+  const double t = t0 * t1;
+  sum.add_signed(t, odd);
+  sum.add_fine(std::fmax(q0 * q1 - std::fabs(t), 0.0), 0);
+}
+
+template <class Sum>
+SPARSEPERM_HOST_DEVICE void add_fine_parts_term(const complex_double* x, const double* fine, int n, int stride,
+                                                Sum& sum, bool odd) {
+  complex_double t0{1, 0}, t1{1, 0};
+  double q0 = 1, q1 = 1, p0 = 1, p1 = 1;
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const complex_double a = x[i * stride], b = x[(i + 1) * stride];
+    t0 = t0 * a;
+    t1 = t1 * b;
+    const double ma = modulus_bound(a.re, a.im), mb = modulus_bound(b.re, b.im);
+    q0 *= ma + fine[i];
+    q1 *= mb + fine[i + 1];
+    p0 *= ma;
+    p1 *= mb;
+  }
+  if (i < n) {
+    const complex_double a = x[i * stride];
+    t0 = t0 * a;
+    const double ma = modulus_bound(a.re, a.im);
+    q0 *= ma + fine[i];
+    p0 *= ma;
+  }
+  const double base = p0 * p1;
+  sum.add_signed(t0 * t1, odd);
+  sum.add_fine(std::fmax(q0 * q1 - base, 0.0), base);
+}
+
 // Adds the terms of the steps [first, end) (first ≥ 1) to `sum`; x is scratch of n·stride entries.
 template <class X, class Sum, class Product = plain_product>
 SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, X* x, int stride, std::uint64_t first,
@@ -148,19 +203,30 @@ SPARSEPERM_HOST_DEVICE void sparse_ryser_steps(const sparse_columns_view<X>& m, 
     const int j = trailing_zeros(included);
     for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) x[m.rows[k] * stride] += m.values[k];
   }
-  int zeros = 0;
-  for (int i = 0; i < n; ++i) zeros += x[i * stride] == X{0};
-  for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
-    for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) {
-      X& xi = x[m.rows[k] * stride];
-      zeros -= xi == X{0};
-      xi = inclusion ? xi + m.values[k] : xi - m.values[k];
-      zeros += xi == X{0};
-    }
-    if (zeros == 0) {
-      sum.add_signed(product(x, n, stride), odd);
-    }
-  });
+  if constexpr (has_fine_parts<Sum>) {
+    (void)product;
+    for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
+      for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) {
+        X& xi = x[m.rows[k] * stride];
+        xi = inclusion ? xi + m.values[k] : xi - m.values[k];
+      }
+      add_fine_parts_term(x, m.fine, n, stride, sum, odd);
+    });
+  } else {
+    int zeros = 0;
+    for (int i = 0; i < n; ++i) zeros += x[i * stride] == X{0};
+    for_each_gray_step(first, end, [&](int j, bool inclusion, bool odd) {
+      for (std::int32_t k = m.start[j]; k < m.start[j + 1]; ++k) {
+        X& xi = x[m.rows[k] * stride];
+        zeros -= xi == X{0};
+        xi = inclusion ? xi + m.values[k] : xi - m.values[k];
+        zeros += xi == X{0};
+      }
+      if (zeros == 0) {
+        sum.add_signed(product(x, n, stride), odd);
+      }
+    });
+  }
 }
 
 }  // namespace sparseperm::detail
