@@ -136,6 +136,7 @@ struct lanes_check {
   bool eligible = false;
   bool complex = false;
   bool integer = false;  // every value finite, nonzero and an integer, kept exact by default: not eligible
+  std::int64_t nnz = 0;  // the entries not 0 (n² unless zeros were allowed)
 };
 
 #if SPARSEPERM_LANES_AVX2
@@ -210,14 +211,20 @@ __attribute__((target("avx2,fma"))) inline bool scan_lanes_rows(int n, const dou
 }
 #endif
 
-// check_for_lanes' row one entry at a time (false where an entry is unusable).
-inline bool scan_row(int n, const double* re, const double* im, int step, bool& fraction, bool& imaginary,
-                     double& sum) {
+// check_for_lanes' row one entry at a time (false where an entry is unusable; a 0 is, unless
+// `nonzeros` counts the others).
+inline bool scan_row(int n, const double* re, const double* im, int step, bool& fraction, bool& imaginary, double& sum,
+                     std::int64_t* nonzeros = nullptr) {
   sum = 0;
   for (int j = 0; j < n; ++j) {
     const std::size_t at = static_cast<std::size_t>(j) * step;
     const double x = re[at], y = im ? im[at] : 0.0;
-    if (!std::isfinite(x) || !std::isfinite(y) || (x == 0 && y == 0)) return false;
+    if (!std::isfinite(x) || !std::isfinite(y)) return false;
+    if (x == 0 && y == 0) {
+      if (nonzeros == nullptr) return false;
+      continue;
+    }
+    if (nonzeros != nullptr) ++*nonzeros;
     imaginary = imaginary || y != 0;
     fraction = fraction || std::trunc(x) != x || std::trunc(y) != y || std::fabs(x) > max_exact_integer ||
                std::fabs(y) > max_exact_integer;
@@ -226,27 +233,31 @@ inline bool scan_row(int n, const double* re, const double* im, int step, bool& 
   return true;
 }
 
-// The check from row-major values, without a sparse_matrix: every entry finite and nonzero, values
-// that the run takes as floating, and Π_i Σ_j |a_ij| far enough from double's limits that
-// compute_permanent would not scale the matrix (a row's binary exponent of Σ (|re| + |im|) is
-// within a binary order and a half of log2 of the modulus's sum).
-inline lanes_check check_for_lanes(int n, const double* re, const double* im, int step,
-                                   const compute_options& options) {
+// The check from row-major values, without a sparse_matrix: every entry finite and nonzero (with
+// `zeros`, nonzero or 0), values that the run takes as floating, and Π_i Σ_j |a_ij| far enough from
+// double's limits that compute_permanent would not scale the matrix (a row's binary exponent of
+// Σ (|re| + |im|) is within a binary order and a half of log2 of the modulus's sum).
+inline lanes_check check_for_lanes(int n, const double* re, const double* im, int step, const compute_options& options,
+                                   bool zeros = false) {
   lanes_check c;
   if (n < dense_batch_min_n || n > dense_lanes_max_n || !lanes_precision(options)) return c;
   bool fraction = false, imaginary = false;
   double sums[dense_lanes_max_n];
+  std::int64_t nonzeros = 0;
 #if SPARSEPERM_LANES_AVX2
-  if (lanes_have_avx2()) {
+  if (lanes_have_avx2() && !zeros) {
     if (!scan_lanes_rows(n, re, im, step, fraction, imaginary, sums)) return c;
+    nonzeros = static_cast<std::int64_t>(n) * n;
   } else
 #endif
   {
     for (int i = 0; i < n; ++i) {
       const std::size_t row = static_cast<std::size_t>(i) * n * step;
-      if (!scan_row(n, re + row, im ? im + row : nullptr, step, fraction, imaginary, sums[i])) return c;
+      if (!scan_row(n, re + row, im ? im + row : nullptr, step, fraction, imaginary, sums[i], &nonzeros)) return c;
     }
+    if (!zeros && nonzeros != static_cast<std::int64_t>(n) * n) return c;
   }
+  c.nnz = nonzeros;
   double log2_product = 0;
   for (int i = 0; i < n; ++i) {
     const double sum = sums[i];
@@ -268,7 +279,7 @@ inline lanes_check check_for_lanes(const sparse_matrix& a, const compute_options
   if (a.n() < dense_batch_min_n || a.n() > dense_lanes_max_n || a.nnz() != static_cast<std::int64_t>(a.n()) * a.n() ||
       !lanes_precision(options) || !floating_run(a, options) || needs_unit_scaling(a))
     return {};
-  return {true, a.is_complex()};
+  return {true, a.is_complex(), false, a.nnz()};
 }
 
 inline double dense_batch_steps(int n) { return std::ldexp(1.0, n - 1) * (n + 2); }
@@ -695,12 +706,44 @@ inline bool dense_identical_lines(int n, const double* re, const double* im, int
   return false;
 }
 
+// Whether the nonzero entries of an n × n row-major array (n ≤ 32) hold a perfect matching (Kuhn's
+// augmenting paths on rows' column masks): a matrix without one has permanent 0, which the planner
+// says why.
+inline bool dense_perfect_matching(int n, const double* re, const double* im, int step) {
+  std::uint32_t columns_of[32]{};
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = (static_cast<std::size_t>(i) * n + j) * step;
+      if (re[at] != 0 || (im && im[at] != 0)) columns_of[i] |= std::uint32_t{1} << j;
+    }
+  int row_of[32];
+  std::fill(row_of, row_of + n, -1);
+  std::uint32_t seen = 0;
+  const auto augment = [&](const auto& self, int i) -> bool {
+    for (std::uint32_t open = columns_of[i] & ~seen; open != 0; open &= open - 1) {
+      const int j = std::countr_zero(open);
+      seen |= std::uint32_t{1} << j;
+      if (row_of[j] < 0 || self(self, row_of[j])) {
+        row_of[j] = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (int i = 0; i < n; ++i) {
+    seen = 0;
+    if (!augment(augment, i)) return false;
+  }
+  return true;
+}
+
 }  // namespace detail
 
 // One matrix also at hand as a dense array (values.count == 1, equal to matrix()): compute_permanent's
-// result. Under auto a dense one of run_small's sizes goes to the lanes straight from the array
-// (detail::run_in_lanes: no sparse_matrix, no plan); any other, or one the lanes do not certify
-// (options.digits; integers: exactly), goes through compute_permanent(matrix()).
+// result. Under auto one of run_small's sizes (dense n ≤ 12; n ≤ 8 with zeros and a perfect matching)
+// goes to the lanes straight from the array (detail::run_in_lanes: no sparse_matrix, no plan); any
+// other, or one the lanes do not certify (options.digits; integers: exactly), goes through
+// compute_permanent(matrix()).
 template <class Matrix>
 permanent_result compute_dense_permanent(const dense_matrices& values, const Matrix& matrix,
                                          const compute_options& options) {
@@ -709,13 +752,16 @@ permanent_result compute_dense_permanent(const dense_matrices& values, const Mat
   const int n = values.n;
   if (options.engine.automatic() && options.precision == precision::automatic && options.checkpoint.empty() &&
       options.processes == nullptr && n > detail::tiny_matrix_n && n <= detail::small_dense_max_n) {
+    const double* re = values.real_of(0);
+    const double* im = values.imag_of(0);
     const detail::lanes_check lanes =
-        detail::check_for_lanes(n, values.real_of(0), values.imag_of(0), values.step, options);
+        detail::check_for_lanes(n, re, im, values.step, options, n <= detail::small_any_max_n);
     if ((lanes.eligible || lanes.integer) &&
-        !detail::dense_identical_lines(n, values.real_of(0), values.imag_of(0), values.step)) {
+        (lanes.nnz == static_cast<std::int64_t>(n) * n || detail::dense_perfect_matching(n, re, im, values.step)) &&
+        !detail::dense_identical_lines(n, re, im, values.step)) {
       memory_limit_setting();  // a setting that is not a size is refused here too
-      if (auto r = detail::run_in_lanes(n, values.real_of(0), lanes.complex ? values.imag_of(0) : nullptr, values.step,
-                                        lanes.complex, lanes.integer, static_cast<std::int64_t>(n) * n, options)) {
+      if (auto r = detail::run_in_lanes(n, re, lanes.complex ? im : nullptr, values.step, lanes.complex, lanes.integer,
+                                        lanes.nnz, options)) {
         r->seconds.total = std::chrono::duration<double>(clock::now() - start).count();
         r->seconds.compute = r->seconds.total;
         return std::move(*r);

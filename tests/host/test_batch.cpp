@@ -304,6 +304,34 @@ TEST_CASE("single small calls: integer matrices exact from the lanes where the b
     const bool lanes = r.plan.find("small, no plan: Ryser's loop on one matrix") != std::string::npos;
     sparse_in_lanes += lanes ? 1 : 0;
     if (lanes) CHECK(r.nnz == graph.nnz());
+    // from a row-major array with its zeros (numpy's single call): the same results and plans, the
+    // matching and identical lines checked on the array
+    for (const sp::sparse_matrix* m : {&graph, &cancelling}) {
+      dense_batch one(s, 0, n, m->is_complex());
+      one.add(*m);
+      const sp::permanent_result d = sp::compute_dense_permanent(one.values(m->is_complex()), [&] { return *m; }, {});
+      const sp::permanent_result e = sp::compute_permanent(*m);
+      CHECK(d.permanent == e.permanent);
+      CHECK(d.permanent_imag == e.permanent_imag);
+      CHECK(d.plan == e.plan);
+    }
+  }
+  // no perfect matching among the nonzeros (columns 0 and 1 only in row 0): the planner's 0 and its
+  // reason, not the lanes'
+  {
+    const int n = 8;
+    std::vector<sp::matrix_entry> entries;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (j >= 2 || i == 0) entries.push_back({i, j, 1.0 + static_cast<double>(s.next() % 1000), 0.0});
+    const sp::sparse_matrix singular = sp::sparse_matrix::from_entries(n, entries);
+    REQUIRE(sp::maximum_matching(singular).size < n);
+    dense_batch one(s, 0, n, false);
+    one.add(singular);
+    const sp::permanent_result d = sp::compute_dense_permanent(one.values(false), [&] { return singular; }, {});
+    CHECK(d.permanent == "0");
+    CHECK(d.plan == sp::compute_permanent(singular).plan);
+    CHECK(d.plan.find("one matrix in") == std::string::npos);
   }
   CHECK(sparse_in_lanes >= 20);  // the rest have two identical lines: the planner's (Glynn over them)
   CHECK(tally.median() >= 10);

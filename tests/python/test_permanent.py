@@ -90,6 +90,21 @@ def test_huge_exact_counts_are_python_ints():
     assert r.value == math.factorial(24) and type(r.value) is int and r.exact
 
 
+def test_small_exact_counts_are_ints_with_exact_parts():
+    # within 64 bits the int comes straight from the extension (8 x 8 with zeros: the lanes, from the
+    # array); the same number, parts and types as the text's way (a list of lists: coordinates)
+    rng = np.random.default_rng(7)
+    for k in range(20):
+        a = rng.integers(-3, 4, (8, 8))
+        r = sparseperm.permanent(a)
+        s = sparseperm.permanent(a.tolist(), engine="cpu-sparse")
+        assert r.exact and type(r.value) is int and r.value == s.value == int(r) == r.real
+        assert r.imag == 0 and type(r.imag) is int and r.mantissa == r.value
+    for v in (-(2**63), 2**63):  # the edge of 64 bits, and beyond it through the text
+        r = sparseperm.permanent(np.array([[np.sign(v) * 2**40, 0], [0, 2**23]]))
+        assert r.value == v and type(r.value) is int and r.exact
+
+
 @pytest.mark.parametrize("kind", ["real", "complex"])
 @pytest.mark.parametrize("n", [3, 8, 13, 20])
 def test_dense_against_thewalrus(kind, n):

@@ -69,7 +69,8 @@ class Result:
     def __init__(self, record):
         # record: the extension's _Record (the result kept in C++; the other attributes and the dict
         # are made when asked for: a small matrix's call is mostly this). A floating result within
-        # double's range comes whole from summary(); exact and scaled ones are read here.
+        # double's range and an exact real integer within 64 bits come whole from summary(); other
+        # exact and scaled ones are read here.
         self._record = record
         self._dict: Optional[dict] = None
         self._details: Optional[tuple] = None
@@ -95,7 +96,9 @@ class Result:
         """(real, imag): as read for exact and scaled results, else the value's."""
         if self._parts is not None:
             return self._parts
-        return (self.value.real, self.value.imag) if type(self.value) is complex else (self.value, 0.0)
+        if type(self.value) is complex:
+            return (self.value.real, self.value.imag)
+        return (self.value, 0 if self.exact else 0.0)
 
     def _detail(self, k: int):
         if self._details is None:
