@@ -28,7 +28,7 @@ struct sparse_columns_view {
   const std::int32_t* rows = nullptr;
   const X* values = nullptr;
   const X* x0 = nullptr;
-  const double* fine = nullptr;  // F_i of each row, where the sum keeps its fine parts (fine_parts_term)
+  const double* fine = nullptr;  // F_i of each row, where the sum keeps its fine parts (add_fine_parts_term)
 };
 
 // Π x[i·stride], four independent chains: a multiplication's latency is about four cycles, so one
