@@ -166,7 +166,7 @@ sp::permanent_result fine_parts_run(const sp::sparse_matrix& a, int threads) {
   using Sum = d::fine_parts_sum<Inner>;
   using Term = decltype(d::plain_product{}(static_cast<const X*>(nullptr), 0, 1));
   const int n = a.n();
-  const auto columns = d::make_ryser_columns<X>(a, a.columns_by_degree(), false);
+  const auto columns = d::make_ryser_columns<X>(a, a.columns_by_degree(), false, true);
   REQUIRE(columns.fine.size() == static_cast<std::size_t>(n));
   const d::sparse_columns_view<X> view{
       n, columns.start.data(), columns.rows.data(), columns.values.data(), columns.x0.data(), columns.fine.data()};
@@ -302,9 +302,9 @@ TEST_CASE("the fine parts' term: F_i bounds what the grids moved a row by, P1 - 
     };
     std::vector<int> order = a.columns_by_degree();
     if (complex) {
-      check(d::make_ryser_columns<sp::complex_double>(a, order, false));
+      check(d::make_ryser_columns<sp::complex_double>(a, order, false, true));
     } else {
-      check(d::make_ryser_columns<double>(a, order, false));
+      check(d::make_ryser_columns<double>(a, order, false, true));
     }
   }
   CHECK(terms > 5000);

@@ -103,7 +103,7 @@ template <class X, class Sum, class Product>
 permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vector<int>& column_order,
                                    const gpu::launch_options& options, bool doubled, std::string_view engine,
                                    bool grids_unchanged = false) {
-  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, doubled);
+  const ryser_columns<X> columns = make_ryser_columns<X>(matrix, column_order, doubled, has_fine_parts<Sum>);
   const int n = matrix.n();
   const int nnz = static_cast<int>(matrix.nnz());
   permanent_result result;
@@ -179,9 +179,11 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
 // values; where its rounding certifies options.digits + 2 or more and the a-priori change spoils that,
 // again with the fine parts' bound. Elsewhere double cannot reach the digits and auto goes on to
 // double-double, having paid no more than before.
+// grid: the matrix's row grids' facts.
 template <class V, class Sum>
 permanent_result run_with_fine_parts(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                     const gpu::launch_options& options, std::string_view engine) {
+                                     const grid_rounding_facts& grid, const gpu::launch_options& options,
+                                     std::string_view engine) {
   if (options.fine_parts_at_once) {
     return run_gpu_sparse_in<V, fine_parts_sum<Sum>, plain_product>(matrix, column_order, options, false, engine);
   }
@@ -190,7 +192,7 @@ permanent_result run_with_fine_parts(const sparse_matrix& matrix, const std::vec
   const double rounding = *first.error_bound;
   const int rounding_digits = trusted_digits(first).value_or(0);
   const double magnitude = first.complex ? std::hypot(first.value, first.imag) : std::fabs(first.value);
-  set_error_bound(first, rounding + grid_perturbation_bound(row_grids_of<double>(matrix).facts, magnitude, rounding));
+  set_error_bound(first, rounding + grid_perturbation_bound(grid, magnitude, rounding));
   const int digits = trusted_digits(first).value_or(0);
   if (digits >= options.digits || rounding_digits < options.digits + 2 || !options.sharing.checkpoint.empty()) {
     return first;
@@ -233,10 +235,10 @@ SPARSEPERM_ENGINE_RUN permanent_result run_gpu_sparse(const sparse_matrix& matri
     // thread, half the threads; complex n = 36, p = 0.3: 3.77 s against 1.05 s), and auto runs
     // double-double where their bound certifies too few digits.
     const auto floating = [&]<class V, class Sum>() {
-      if (options.precision != precision::automatic || !grids_round_signed_values(matrix)) {
-        return run.template operator()<V, Sum, plain_product>(false);
-      }
-      return run_with_fine_parts<V, Sum>(matrix, column_order, options, engine);
+      if (options.precision != precision::automatic) return run.template operator()<V, Sum, plain_product>(false);
+      const grid_rounding_facts grid = row_grids_of<double>(matrix).facts;
+      if (!grids_round_signed_values(grid)) return run.template operator()<V, Sum, plain_product>(false);
+      return run_with_fine_parts<V, Sum>(matrix, column_order, grid, options, engine);
     };
     if (options.precision == precision::double_double) {
       result =

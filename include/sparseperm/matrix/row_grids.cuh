@@ -117,12 +117,15 @@ row_grids<T> row_grids_of(const sparse_matrix& matrix) {
   return g;
 }
 
-// Whether the row grids round a value of a matrix that has negative or complex ones: then the change is
+// Whether the row grids round a value of a matrix that has negative or complex ones (its grids' facts,
+// or the matrix): then the change is
 // bounded a priori through perm(|A|), far above a cancelling permanent, and a walk on the grids' values
 // that keeps its fine parts' sums bounds it from the terms (error_bound.cuh's fine_parts_bound).
-inline bool grids_round_signed_values(const sparse_matrix& matrix) {
-  const grid_rounding_facts f = row_grids_of<double>(matrix).facts;
+inline bool grids_round_signed_values(const grid_rounding_facts& f) {
   return f.representable && f.change > 0 && !f.nonnegative;
+}
+inline bool grids_round_signed_values(const sparse_matrix& matrix) {
+  return grids_round_signed_values(row_grids_of<double>(matrix).facts);
 }
 
 // Split row sums (numeric/double_double.cuh's split_value): each value a as coarse + fine, coarse on

@@ -61,8 +61,9 @@ struct ryser_columns {
   std::vector<X> values;
   std::vector<X> x0;
   grid_rounding_facts grid;  // floating X: what rounding the values to their row grids changed
-  // floating X on one grid a row: F_i = Σ_j |a_ij − â_ij| / 2 (complex: |re| + |im| of a difference),
-  // rounded up (n ≤ 64 exact differences: the sum is short by less than the margin)
+  // floating X on one grid a row, where asked (fine_parts): F_i = Σ_j |a_ij − â_ij| / 2 (complex:
+  // |re| + |im| of a difference), rounded up (n ≤ 64 exact differences: the sum is short by less than
+  // the margin); empty otherwise
   std::vector<double> fine;
 };
 
@@ -70,10 +71,11 @@ struct ryser_columns {
 // arithmetic (int64, Gaussian int64, or residues in doubles; X any of them or complex): doubled values, so that
 // x_0 = a(:, n−1) − rowsum/2 becomes the integer 2·a(:, n−1) − rowsum.
 // fill_ryser_columns writes them into m, keeping its vectors' capacity (a batch's thread reuses one
-// for matrix after matrix: no allocation a matrix but the grids').
+// for matrix after matrix: no allocation a matrix but the grids'); fine_parts: F_i too, for a walk
+// that bounds the grids' rounding from its terms (gpu-sparse under auto).
 template <class X>
 void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order, bool doubled,
-                        ryser_columns<X>& m) {
+                        ryser_columns<X>& m, bool fine_parts = false) {
   using part = part_type<X>;
   const int n = matrix.n();
   m.n = n;
@@ -94,7 +96,7 @@ void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& col
   m.values.reserve(static_cast<std::size_t>(matrix.nnz()));
   m.start.push_back(0);
   m.x0.assign(n, X{0});
-  m.fine.assign(on_grid && std::is_floating_point_v<part> ? n : 0, 0.0);
+  m.fine.assign(fine_parts && on_grid && std::is_floating_point_v<part> ? n : 0, 0.0);
   const auto entry = [&](int row, double re, double im) -> X {
     if constexpr (is_split_value<X>) {  // exactly the value, in two parts
       const auto [c, f] = split.split(row, re);
@@ -139,9 +141,9 @@ void fill_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& col
 
 template <class X>
 ryser_columns<X> make_ryser_columns(const sparse_matrix& matrix, const std::vector<int>& column_order,
-                                    bool doubled = !std::is_floating_point_v<part_type<X>>) {
+                                    bool doubled = !std::is_floating_point_v<part_type<X>>, bool fine_parts = false) {
   ryser_columns<X> m;
-  fill_ryser_columns(matrix, column_order, doubled, m);
+  fill_ryser_columns(matrix, column_order, doubled, m, fine_parts);
   return m;
 }
 

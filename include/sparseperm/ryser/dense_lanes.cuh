@@ -682,9 +682,7 @@ struct dense_lane_group {
     const std::uint64_t chain = std::uint64_t{1} << (n - 1);
     // the rounding of the values â on their grids, bounded after the walk (fine_parts_bound) and a
     // priori (grid_perturbation_bound): the smaller
-    grid_rounding_facts on_grids = facts;
-    on_grids.change = 0;
-    const floating_run_facts run_facts{on_grids, run};
+    const floating_run_facts run_facts{without_change(facts), run};
     floating_numbers v =
         complex ? ryser_sum_numbers(n, complex_sum<compensated_sum>{sums.part(0, lane), sums.part(1, lane)}, chain,
                                     run_facts)
