@@ -110,6 +110,27 @@ struct device_kernel {
   std::shared_ptr<void> resources;  // what the launches read and write, freed on the device's thread
 };
 
+// Lets `kernel` take a block's whole opt-in shared memory on `device` (beyond the default 48 KiB).
+inline void allow_optin_shared_memory(const void* kernel, const cudaDeviceProp& device) {
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(device.sharedMemPerBlockOptin)),
+        "cudaFuncSetAttribute");
+}
+
+// A device's part with `blocks_per_sm` blocks of `block` threads on every SM; the caller adds the
+// launch and its resources.
+template <class Sum>
+device_kernel<Sum> resident_kernel(const void* kernel, const cudaDeviceProp& device, int block, int blocks_per_sm) {
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  device_kernel<Sum> k;
+  k.block = block;
+  k.threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
+  k.registers = attributes.numRegs;
+  k.description = device_description(device);
+  return k;
+}
+
 // One device's worker in a run (CUB's agent): takes chunks from the queue, runs each as Algorithm 2's
 // launches into one of two buffers of per-thread sums, and reduces the previous chunk's sums on the
 // host into its record while the device runs the next. A failure gives the chunks it holds back.

@@ -130,9 +130,7 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
   gpu::run_ryser_chunks<Sum>(result, n, Product{}(columns.x0.data(), n, 1), run, facts, [&](int d) {
     cudaDeviceProp device{};
     gpu::check(cudaGetDeviceProperties(&device, d), "cudaGetDeviceProperties");
-    gpu::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(device.sharedMemPerBlockOptin)),
-               "cudaFuncSetAttribute");
+    gpu::allow_optin_shared_memory(reinterpret_cast<const void*>(kernel), device);
     int min_grid = 0, block = 0, blocks_per_sm = 0;
     gpu::check(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, kernel, bytes_for, 0),
                "cudaOccupancyMaxPotentialBlockSizeVariableSMem");
@@ -143,8 +141,6 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
     }
     gpu::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, bytes_for(block)),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    cudaFuncAttributes attributes{};
-    gpu::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
     auto buffers = std::make_shared<gpu_sparse_columns<X>>(columns);
     const sparse_columns_view<X> view{n,
                                       buffers->start.data(),
@@ -152,11 +148,7 @@ permanent_result run_gpu_sparse_in(const sparse_matrix& matrix, const std::vecto
                                       buffers->values.data(),
                                       buffers->x0.data(),
                                       buffers->fine.data()};
-    gpu::device_kernel<Sum> k;
-    k.block = block;
-    k.threads = static_cast<std::uint64_t>(device.multiProcessorCount) * blocks_per_sm * block;
-    k.registers = attributes.numRegs;
-    k.description = gpu::device_description(device);
+    auto k = gpu::resident_kernel<Sum>(reinterpret_cast<const void*>(kernel), device, block, blocks_per_sm);
     const std::size_t bytes = bytes_for(block);
     shared_bytes = bytes;
     k.launch_one = [kernel, view, nnz, block, bytes](unsigned grid, const launch& work, Sum* partial, std::uint64_t,
