@@ -1,6 +1,7 @@
 // Bounds on the GPU where terms cancel: on random signed real and complex matrices of full 53-bit
 // values, every bound of gpu-sparse contains the exact dyadic permanent (big integers), in double,
-// compensated and double-double, and double-double's running bound certifies 15 digits, and under auto
+// compensated and double-double, and double-double's running bound certifies 15 digits (gpu-dense's
+// double-double kernel too), and under auto
 // (one grid, the fine parts' bound) 10 or more; gpu-dp's in
 // double and double-double too, on band matrices up to n = 45 as well, its double-double values
 // bit-identical to the same steps on host threads; gpu-glynn's where rows and columns repeat; a
@@ -54,6 +55,38 @@ TEST_CASE("gpu-sparse: running bounds contain the exact permanent where terms ca
             << ": median certified digits on gpu-sparse: double " << plain.median() << ", compensated "
             << compensated.median() << ", double-double " << wide.median() << " (100 matrices)");
     CHECK(wide.median() >= 15);  // double and compensated keep the grids' a-priori term on the GPU
+  }
+}
+
+TEST_CASE("gpu-dense in double-double: running bounds contain the exact permanent where terms cancel") {
+  // the dense kernel of split row sums and double-double products (N = 16 rows, padding included),
+  // in several chunks; double and compensated keep one grid a row (the grids' a-priori term)
+  const auto& gpu_dense = sp::description_of<sp::engines::gpu_dense>;
+  for (const bool complex : {false, true}) {
+    sp::random_stream stream(complex ? 151 : 149);
+    exact_dyadic::bound_tally plain, wide, chunked;
+    for (int trial = 0; trial < 100; ++trial) {
+      const int n = 2 + trial % (complex ? 11 : 13);
+      const sp::sparse_matrix a = exact_dyadic::random_cancelling(stream, n, complex, trial % 4 == 0 ? 0.6 : 1.0);
+      const exact_dyadic::exact_complex exact = exact_dyadic::exact_complex_permanent(a);
+      const std::string what = kind_of(complex, n);
+      plain.check(on_gpu(gpu_dense, a, sp::precision::compensated), exact, what + ", compensated");
+      const sp::permanent_result r = on_gpu(gpu_dense, a, sp::precision::double_double);
+      CHECK(r.plan.find("split row sums") != std::string::npos);
+      wide.check(r, exact, what + ", double-double");
+      if (n < 8) continue;
+      sp::gpu::launch_options options;
+      options.precision = sp::precision::double_double;
+      options.min_chunk_bits = 4;  // several chunks, so several records
+      options.max_chunk_bits = 4;
+      chunked.check(sp::permanent_gpu_dense(a, options), exact, what + ", double-double in chunks of 2^4");
+    }
+    MESSAGE(std::string(complex ? "complex" : "real")
+            << ": median certified digits on gpu-dense: compensated " << plain.median() << ", double-double "
+            << wide.median() << " (100 matrices), in chunks " << chunked.median() << " (" << chunked.checked << ")");
+    CHECK(wide.median() >= 15);
+    CHECK(chunked.median() >= 15);
+    CHECK(plain.median() + 5 <= wide.median());
   }
 }
 

@@ -1,7 +1,8 @@
 // gpu-dense against the reference (real and complex, every precision, n = 2..22 in the compiled
 // sizes 16 and 24), against gpu-sparse where the reference is slow (n = 25..32, padding and none),
-// one queue and two bit for bit over many chunks, bounds that say something, and auto's choice of
-// it for a dense complex block and in batches.
+// one queue and two bit for bit over many chunks, bounds that say something, double-double against
+// gpu-sparse's up to n = 37, and auto's choice of it for a dense complex block (in double, then in
+// double-double) and in batches.
 #include "gpu_test_main.hpp"
 
 #include <sparseperm/perm.cuh>
@@ -77,8 +78,9 @@ TEST_CASE("gpu-dense and gpu-sparse agree within their bounds at n = 25..32") {
   for (const int n : {25, 28, 29, 30, 32}) {
     for (const bool complex : {false, true}) {
       const auto m = random_dense(s, n, complex, false);
-      const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine()));
-      const auto q = sp::compute_permanent(m, test_options::with_engine(sparse));
+      // in double: the default would run the complex ones again in double-double (the test below)
+      const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine(), sp::precision::double_sums));
+      const auto q = sp::compute_permanent(m, test_options::with_engine(sparse, sp::precision::double_sums));
       INFO("n = " << n << (complex ? " complex" : " real") << ": gpu-dense " << sp::complex_text(g) << " (" << g.plan
                   << "), gpu-sparse " << sp::complex_text(q));
       test_agreement::check_agree(g, q);
@@ -121,11 +123,38 @@ TEST_CASE("gpu-dense's bound says something: a positive dense matrix, and a valu
   CHECK(std::abs(tampered - q.value) > *g.error_bound + *q.error_bound);
 }
 
-TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense") {
+TEST_CASE("gpu-dense in double-double agrees with gpu-sparse's within their bounds at n = 17..36") {
+  // n beyond the exact permanents of the tests (tests/gpu/test_gpu_bounds.cu has those), every compiled
+  // size, padding and none: the two kernels' values agree within the sum of their bounds, and each
+  // bound certifies 14 digits or more (the values' terms cancel: parts uniform in [-1, 1])
+  sp::random_stream s(2718);
+  const auto* sparse = &sp::description_of<sp::engines::gpu_sparse>;
+  for (const int n : {17, 24, 27, 28, 31, 32, 35, 36}) {
+    for (const bool complex : {false, true}) {
+      if (n > 32 && complex) continue;  // (a few seconds each in double-double)
+      const auto m = random_dense(s, n, complex, false);
+      const auto g = sp::compute_permanent(m, test_options::with_engine(dense_engine(), sp::precision::double_double));
+      const auto q = sp::compute_permanent(m, test_options::with_engine(sparse, sp::precision::double_double));
+      INFO("n = " << n << (complex ? " complex" : " real") << ": gpu-dense " << sp::complex_text(g) << " (" << g.plan
+                  << "), gpu-sparse " << sp::complex_text(q));
+      CHECK(g.plan.find("split row sums") != std::string::npos);
+      CHECK(g.plan.find("dense: " + std::to_string(sp::detail::dense_dd_rows_for(n)) + " rows") != std::string::npos);
+      REQUIRE(g.error_bound.has_value());
+      REQUIRE(q.error_bound.has_value());
+      CHECK(std::hypot(g.value - q.value, g.imag - q.imag) <= *g.error_bound + *q.error_bound);
+      CHECK(sp::trusted_digits(g).value_or(0) >= 14);
+      std::printf("n = %d %s in double-double: gpu-dense %.3f s, gpu-sparse %.3f s, %d digits\n", n,
+                  complex ? "complex" : "real", g.seconds.compute, q.seconds.compute,
+                  sp::trusted_digits(g).value_or(0));
+    }
+  }
+}
+
+TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense, in double and then in double-double") {
   sp::random_stream s(32);
   const auto m = random_dense(s, 32, true, false);
-  // in double: the default asks for 10 digits and runs such a matrix again in double-double, which
-  // gpu-dense has not (gpu-sparse runs it then, with a running bound)
+  // in double: the default asks for 10 digits and runs such a matrix again in double-double, on
+  // gpu-dense's own kernel
   sp::compute_options options;
   options.precision = sp::precision::double_sums;
   const auto r = sp::compute_permanent(m, options);
@@ -135,6 +164,7 @@ TEST_CASE("auto runs a dense complex 32 x 32 on gpu-dense") {
   INFO(certified.plan);
   CHECK(sp::trusted_digits(certified).value_or(0) >= 10);
   CHECK(certified.plan.find("so again in double-double") != std::string::npos);
+  CHECK(certified.engine == "gpu-dense");
 }
 
 TEST_CASE("a batch: small dense matrices a warp each, few large ones the whole GPU each (gpu-dense)") {

@@ -11,6 +11,7 @@
 #include <sparseperm/engines/glynn.cuh>
 #include <sparseperm/engines/reference.cuh>
 #include <sparseperm/ryser/cpu_sparse.cuh>
+#include <sparseperm/ryser/dense_ryser.cuh>
 #include <sparseperm/ryser/device_chunks.cuh>
 #include <sparseperm/ryser/digits_forecast.cuh>
 #include <sparseperm/ryser/sparse_ryser.cuh>
@@ -229,6 +230,91 @@ TEST_CASE("gpu-sparse's fine parts' running bound, its threads' walk on the host
             << ": fine parts' bound, median digits " << fine.median() << " (split row sums " << split.median()
             << "); changed by 1e-9 and outside the bound: " << outside << " of " << tampered);
   }
+}
+
+namespace {
+
+// gpu-dense's double-double walk as its threads run it (the device's code, dense_dd_ryser_steps, on the
+// host): N rows (n of them the matrix's, the rest padding), x's fine parts in registers or strided
+// memory as the kernel keeps them, the steps cut among `threads` threads, their sums reduced into a
+// chunk's record as the launcher does, the result as the engine sets it. Sum: the accumulator
+// (a flipped_sum for the tampering test).
+template <int N, class V, class Sum>
+sp::permanent_result dense_dd_run(const sp::sparse_matrix& a, int threads, bool strided) {
+  namespace d = sp::detail;
+  using X = d::split_value<V>;
+  const int n = a.n();
+  const auto columns = d::make_ryser_columns<X>(a, a.columns_by_degree(), false);
+  const d::dense_columns<X> dense(columns, N, 0);
+  const std::uint64_t end = std::uint64_t{1} << (n - 1);
+  std::vector<Sum> sums(static_cast<std::size_t>(threads));
+  std::vector<V> fine(static_cast<std::size_t>(N) * threads, V{7});  // overwritten before it is read
+  std::uint64_t chain = 1;
+  for (int t = 0; t < threads; ++t) {
+    const std::uint64_t first = 1 + (end - 1) * t / threads, last = 1 + (end - 1) * (t + 1) / threads;
+    chain = std::max(chain, last - first);
+    if (first >= last) continue;
+    if (strided) {
+      d::dense_dd_ryser_steps<N>(dense.view(), d::dense_strided_fine<V>{fine.data() + t, threads}, first, last,
+                                 sums[t]);
+    } else {
+      d::dense_dd_ryser_steps<N>(dense.view(), d::dense_register_fine<N, V>{}, first, last, sums[t]);
+    }
+  }
+  using Term = decltype(d::double_double_product{}(columns.x0.data(), n, 1));
+  const std::vector<d::chunk_record<Sum, Term>> records{d::chunk_record<Sum, Term>::of(sums.data(), sums.size())};
+  sp::permanent_result r;
+  r.engine = "gpu-dense";
+  r.n = n;
+  d::set_ryser_records<Sum>(r, n, d::double_double_product{}(columns.x0.data(), n, 1), records, chain,
+                            d::floating_run_facts{columns.grid});
+  return r;
+}
+
+// Real or complex (V) matrices through dense_dd_run: 15 digits certified with x's fine parts in registers
+// (real, N = 16) and in strided memory (N = 16, and 24: padding rows multiply exactly); one term's sign
+// flipped falls outside.
+template <class V>
+void check_dense_dd_walk(std::uint64_t seed) {
+  constexpr bool complex = sp::is_complex_number<V>;
+  using Sum = std::conditional_t<complex, sp::detail::complex_sum<sp::detail::dd_sum>, sp::detail::dd_sum>;
+  sp::random_stream stream(seed);
+  exact_dyadic::bound_tally registers, strided, padded;
+  int outside = 0, flipped = 0;
+  for (int trial = 0; trial < 110; ++trial) {
+    const int n = 2 + trial % (complex ? 11 : 13);
+    const sp::sparse_matrix a = random_cancelling(stream, n, complex, trial % 4 == 0 ? 0.6 : 1.0);
+    const exact_complex exact = exact_complex_permanent(a);
+    const std::string what = std::string(complex ? "complex" : "real") + " n = " + std::to_string(n);
+    const int threads = 1 + trial % 5;
+    if (!complex)
+      registers.check(dense_dd_run<16, V, Sum>(a, threads, false), exact, what + ", fine parts in registers");
+    strided.check(dense_dd_run<16, V, Sum>(a, threads, true), exact, what + ", fine parts in memory");
+    padded.check(dense_dd_run<24, V, Sum>(a, threads, true), exact, what + ", N = 24");
+    if (n < 4 || trial % 4 != 1) continue;
+    flip_pending = true;
+    const sp::permanent_result tampered = dense_dd_run<16, V, flipped_sum<Sum>>(a, threads, true);
+    ++flipped;
+    if (error_of(tampered, exact) > *tampered.error_bound) ++outside;
+  }
+  CAPTURE(complex);
+  CHECK(strided.checked == 110);
+  CHECK(strided.median() >= 15);
+  CHECK(padded.median() >= 15);
+  if (!complex) CHECK(registers.median() >= 15);
+  CHECK(flipped >= 20);
+  CHECK(outside == flipped);
+  MESSAGE(std::string(complex ? "complex" : "real")
+          << ": gpu-dense double-double on the host, median certified digits " << strided.median() << " ("
+          << strided.checked << " matrices; N = 24: " << padded.median()
+          << "); one term flipped, outside the bound: " << outside << " of " << flipped);
+}
+
+}  // namespace
+
+TEST_CASE("gpu-dense's double-double walk on the host: bounds contain the exact permanent, a flipped term not") {
+  check_dense_dd_walk<double>(127);
+  check_dense_dd_walk<sp::complex_double>(131);
 }
 
 TEST_CASE("the fine parts' term: F_i bounds what the grids moved a row by, P1 - P0 what that moves a term by") {

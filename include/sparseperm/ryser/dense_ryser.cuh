@@ -14,6 +14,15 @@
 // Rows n .. N − 1 are padding: x = 1 and zero columns, so their multiplications are exact and the
 // error bound of n − 1 roundings holds. Values are on their row grids (ryser_columns), so every
 // update of x is exact, as in the sparse loop.
+//
+// Double-double (dense_dd_ryser_steps): x as split row sums (numeric/double_double.cuh: coarse +
+// fine, each exact on its grid, so x is the row sum of the values themselves) and the product in
+// double-double, each factor joined exactly by TwoSum: the bound of cpu-sparse's and gpu-sparse's
+// double-double (n − 1 products of exact factors). The coarse parts stay in registers; the fine
+// parts too for real values up to N = 32, else in memory the caller gives each thread (a complex
+// split row is four doubles: 30 of them would take 240 registers). The column of every step is
+// read from memory (no held columns: a split column takes twice the registers, and a step's
+// double-double products cost 6 to 10 times its additions).
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -23,6 +32,7 @@
 #include "../detail/bits.cuh"
 #include "../detail/unroll.cuh"
 #include "../numeric/complex.cuh"
+#include "../numeric/double_double.cuh"
 #include "cpu_sparse.cuh"
 #include "gray_code.cuh"
 #include "gray_steps.cuh"
@@ -155,6 +165,90 @@ SPARSEPERM_HOST_DEVICE void dense_ryser_steps(const dense_columns_view<X>& m, st
         dense_update<N>(x, m.values + static_cast<std::size_t>(column) * Stride, inclusion ? part{1} : part{-1});
         sum.add_signed(dense_product<N>(x), odd);
       });
+}
+
+// Where a double-double run keeps x's fine parts: registers for real values up to N = 32 (x is then
+// 4N registers), else memory of the caller's (complex: 8N registers would not fit beside the rest).
+template <int N, class V>
+inline constexpr bool dense_fine_in_registers = !is_complex_number<V> && N <= 32;
+
+// The sizes the double-double loop is compiled for, real and complex: up to 40 (at N = 44 the coarse
+// parts, the columns' loads that nvcc hoists and the product chains pass 255 registers and spill;
+// beyond, gpu-sparse's double-double runs), from 24 on at most 4 rows of padding.
+inline constexpr int dense_dd_max_n = 40;
+using dense_dd_row_counts = std::integer_sequence<int, 16, 24, 28, 32, 36, 40>;
+constexpr int dense_dd_rows_for(int n) { return n <= dense_dd_max_n ? smallest_rows_for(n, dense_dd_row_counts{}) : 0; }
+
+// x's fine parts in registers (an array indexed by constants once unrolled) ...
+template <int N, class V>
+struct dense_register_fine {
+  V part[N];
+  SPARSEPERM_HOST_DEVICE V& operator[](int i) { return part[i]; }
+};
+// ... or in the caller's memory, row i at part[i·stride] (GPU shared memory: a block's threads side
+// by side, so a warp's accesses fall in distinct banks).
+template <class V>
+struct dense_strided_fine {
+  V* part = nullptr;
+  int stride = 1;
+  SPARSEPERM_HOST_DEVICE V& operator[](int i) const { return part[static_cast<std::size_t>(i) * stride]; }
+};
+
+// Adds `column`·sign to x (exact on both grids: a sign, then a sum of values on the grid) and returns
+// Π (coarse_i + fine_i) in double-double, each factor joined exactly (TwoSum), row by row, so that a
+// row's fine part is read, updated, written and used at once (updated first and multiplied after,
+// nvcc kept every fine part of a complex x in registers between the two: 255 registers and
+// spills), in independent chains (four real, two complex: a complex one is wide enough) that hide
+// a product's latency.
+template <int N, class V, class Fine, class Part>
+SPARSEPERM_HOST_DEVICE SPARSEPERM_ALWAYS_INLINE auto dense_dd_step(V (&coarse)[N], Fine& fine,
+                                                                   const split_value<V>* column, Part sign) {
+  constexpr int chains = is_complex_number<V> ? 2 : 4;
+  static_assert(N % chains == 0 && N >= 2 * chains, "dense_dd_step: N a multiple of the chains");
+  using P = decltype(dd_factor(split_value<V>{}));
+  P p[chains];
+  SPARSEPERM_UNROLL
+  for (int i = 0; i < N; ++i) {
+    coarse[i] = coarse[i] + column[i].coarse * sign;
+    const V f = fine[i] + column[i].fine * sign;
+    fine[i] = f;
+    const P factor = dd_factor(split_value<V>(coarse[i], f));
+    p[i % chains] = i < chains ? factor : multiply_products(p[i % chains], factor);
+  }
+  if constexpr (chains == 4) {
+    return multiply_products(multiply_products(p[0], p[1]), multiply_products(p[2], p[3]));
+  } else {
+    return multiply_products(p[0], p[1]);
+  }
+}
+
+// Adds the double-double terms of the steps [first, end) (first ≥ 1) to `sum` (dd_sum, or complex
+// sums of it): column j of the split values at m.values + j·Stride, x's fine parts in `fine`
+// (dense_register_fine or dense_strided_fine).
+template <int N, int Stride = N, class V, class Fine, class Sum>
+SPARSEPERM_HOST_DEVICE void dense_dd_ryser_steps(const dense_columns_view<split_value<V>>& m, Fine fine,
+                                                 std::uint64_t first, std::uint64_t end, Sum& sum) {
+  static_assert(Stride >= N, "dense_dd_ryser_steps: columns of N rows");
+  using part = part_type<V>;
+  V coarse[N];
+  SPARSEPERM_UNROLL
+  for (int i = 0; i < N; ++i) {
+    coarse[i] = m.x0[i].coarse;
+    fine[i] = m.x0[i].fine;
+  }
+  for (std::uint64_t included = gray(first - 1); included != 0; included &= included - 1) {
+    const split_value<V>* column = m.values + static_cast<std::size_t>(trailing_zeros(included)) * Stride;
+    SPARSEPERM_UNROLL
+    for (int i = 0; i < N; ++i) {
+      coarse[i] = coarse[i] + column[i].coarse;
+      fine[i] = fine[i] + column[i].fine;
+    }
+  }
+  for_each_gray_step(first, end, [&](int column, bool inclusion, bool odd) {
+    sum.add_signed(dense_dd_step<N>(coarse, fine, m.values + static_cast<std::size_t>(column) * Stride,
+                                    inclusion ? part{1} : part{-1}),
+                   odd);
+  });
 }
 
 }  // namespace sparseperm::detail
