@@ -109,6 +109,11 @@ concept Engine = requires {
   { E::run(task, options) } -> std::same_as<permanent_result>;
 });
 
+// The fixed cost of a GPU engine's run, the same whichever engine runs: the CUDA context, loading the
+// kernels and their first launches (one H100, fresh processes: a run's total less its compute time,
+// 0.11 to 0.17 s on gpu-dense and gpu-sparse). Engine-specific setups (gpu-cached's compile) come on top.
+inline constexpr double gpu_setup_seconds = 0.15;
+
 // Why this program cannot run GPU work here (built without nvcc, or no CUDA device), or nothing: the
 // GPU engines' common reason, run-time and generated alike.
 inline std::optional<std::string> gpu_unavailable() {

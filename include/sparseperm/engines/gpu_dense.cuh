@@ -30,7 +30,7 @@ struct gpu_dense : ryser_engine {
       "dense Ryser: x and the lowest Gray columns in registers, every entry counted (zeros too)";
   static constexpr engine_placement placement = engine_placement::gpu;
   static constexpr int max_n = detail::dense_max_n;
-  static constexpr double setup_seconds = 0.3;  // context and launches
+  static constexpr double setup_seconds = gpu_setup_seconds;
   // per Gray step and row of the compiled size (N ≥ n) on an H100, fitted to dense n = 32 to 40
   // (1.8e-13 to 2.0e-13 s real, 2.8 to 2.9 times that complex: 6 floating operations a row, not 2)
   static constexpr double row_step_seconds = 1.9e-13, complex_factor = 2.8;

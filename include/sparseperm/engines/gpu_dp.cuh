@@ -42,10 +42,11 @@ struct gpu_dp {
   static constexpr int max_n = 1 << 20;
   static constexpr exact_reach exact = exact_reach::within_residue_primes;
   static constexpr bool rounds_to_grids = false;  // its bound is dp's, from a lane on |A|
-  // context and launches; per unit of work (a new state times its union's rows) on an H100, real
+  // the run's fixed cost (gpu_setup_seconds); per unit of work (a new state times its union's rows) on an H100, real
   // doubles (bcsstk01: 2.3e10 units in 0.045 s); complex states and residues (a pass of four primes)
   // cost more
-  static constexpr double setup_seconds = 0.15, work_seconds = 2e-12, complex_factor = 1.5, residue_pass_factor = 2;
+  static constexpr double setup_seconds = gpu_setup_seconds, work_seconds = 2e-12, complex_factor = 1.5,
+                          residue_pass_factor = 2;
   static constexpr bool double_double = true;
   static constexpr bool a_priori_bound = true;  // γ·perm(|A|): dp sums partial matchings, not cancelling terms
   // its time in double-double against double (H200: complex ER n = 36, p = 0.3, 0.52 s against 0.40 s)

@@ -27,9 +27,10 @@ struct gpu_glynn {
   static constexpr int max_n = 1 << 20;
   static constexpr exact_reach exact = exact_reach::within_128_bits;
   static constexpr bool rounds_to_grids = false;  // glynn's column grids
-  // context, tables and launch; per term and class on an H100 (two photons in each of 17 to 21 modes:
+  // the run's fixed cost (gpu_setup_seconds); per term and class on an H100 (two photons in each of 17 to 21 modes:
   // real doubles 1.4e-12 s, complex 2.1x, exact 128-bit integers 2.0x)
-  static constexpr double setup_seconds = 0.25, term_seconds = 1.4e-12, complex_factor = 2.1, exact_factor = 2.0;
+  static constexpr double setup_seconds = gpu_setup_seconds, term_seconds = 1.4e-12, complex_factor = 2.1,
+                          exact_factor = 2.0;
   // double-double against double (H200, 15 and 20 doubly occupied modes: 2.0-4.0x real, 2.3-2.6x complex)
   static constexpr bool double_double = true;
   static constexpr double double_double_factor = 3;

@@ -28,7 +28,7 @@ struct gpu_sparse : ryser_engine {
   static constexpr engine_placement placement = engine_placement::gpu;
   static constexpr bool double_double = true;
   static constexpr double double_double_factor = 8;  // its time in double-double against double
-  static constexpr double setup_seconds = 0.3;       // context and launches
+  static constexpr double setup_seconds = gpu_setup_seconds;
   // per Gray step on an H100, and per nonzero of the average column (n = 40, p = 0.1 and 0.5: 6.1 s
   // and 12.6 s for 2^39 steps); complex values 2.2× (measured 1.9–2.2× at n = 36, 40)
   static constexpr double step_seconds = 8e-12, step_per_degree_seconds = 7.5e-13, complex_factor = 2.2;
