@@ -139,8 +139,9 @@ TEST_CASE("gpu-dense's loop sums what cpu-sparse's does, in every register layou
   CHECK(checked >= 60);
   static_assert(sp::detail::dense_held_columns<12, double> == 2 && sp::detail::dense_held_columns<40, double> == 1);
   // double-double: the sizes compiled, none beyond n = 40 (gpu-sparse's kernel runs those)
-  static_assert(sp::detail::dense_dd_rows_for(2) == 16 && sp::detail::dense_dd_rows_for(30) == 32 &&
-                sp::detail::dense_dd_rows_for(40) == 40 && sp::detail::dense_dd_rows_for(41) == 0);
+  static_assert(sp::detail::dense_dd_rows_for(2, false) == 16 && sp::detail::dense_dd_rows_for(30, false) == 32 &&
+                sp::detail::dense_dd_rows_for(30, true) == 30 && sp::detail::dense_dd_rows_for(31, true) == 32 &&
+                sp::detail::dense_dd_rows_for(40, true) == 40 && sp::detail::dense_dd_rows_for(41, false) == 0);
   static_assert(sp::detail::dense_held_columns<12, sp::complex_double> == 1 &&
                 sp::detail::dense_held_columns<28, sp::complex_double> == 0);
   static_assert(sp::detail::dense_rows_for(30, true) == 30 && sp::detail::dense_rows_for(30, false) == 32 &&

@@ -251,7 +251,7 @@ SPARSEPERM_ENGINE_RUN permanent_result run_gpu_dense(const sparse_matrix& matrix
   }
   const std::vector<int> column_order = matrix.columns_by_degree();
   if (options.precision == precision::double_double) {
-    const int rows = dense_dd_rows_for(n);
+    const int rows = dense_dd_rows_for(n, matrix.is_complex());
     if (rows == 0) {
       permanent_result result = run_gpu_sparse(matrix, options, engine);
       result.plan =
@@ -259,15 +259,15 @@ SPARSEPERM_ENGINE_RUN permanent_result run_gpu_dense(const sparse_matrix& matrix
       return result;
     }
     permanent_result result =
-        matrix.is_complex()
-            ? with_value_in<dense_dd_row_counts>(rows,
-                                                 [&]<int N>() {
-                                                   return run_gpu_dense_dd_in<N, complex_double, complex_sum<dd_sum>>(
-                                                       matrix, column_order, options, engine);
-                                                 })
-            : with_value_in<dense_dd_row_counts>(rows, [&]<int N>() {
-                return run_gpu_dense_dd_in<N, double, dd_sum>(matrix, column_order, options, engine);
-              });
+        matrix.is_complex() ? with_value_in<dense_dd_complex_row_counts>(
+                                  rows,
+                                  [&]<int N>() {
+                                    return run_gpu_dense_dd_in<N, complex_double, complex_sum<dd_sum>>(
+                                        matrix, column_order, options, engine);
+                                  })
+                            : with_value_in<dense_dd_row_counts>(rows, [&]<int N>() {
+                                return run_gpu_dense_dd_in<N, double, dd_sum>(matrix, column_order, options, engine);
+                              });
     result.seconds.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }

@@ -172,12 +172,17 @@ SPARSEPERM_HOST_DEVICE void dense_ryser_steps(const dense_columns_view<X>& m, st
 template <int N, class V>
 inline constexpr bool dense_fine_in_registers = !is_complex_number<V> && N <= 32;
 
-// The sizes the double-double loop is compiled for, real and complex: up to 40 (at N = 44 the coarse
-// parts, the columns' loads that nvcc hoists and the product chains pass 255 registers and spill;
-// beyond, gpu-sparse's double-double runs), from 24 on at most 4 rows of padding.
+// The sizes the double-double loop is compiled for: up to 40 (at N = 44 the coarse parts, the
+// columns' loads that nvcc hoists and the product chains pass 255 registers and spill; beyond,
+// gpu-sparse's double-double runs), from 24 on at most 4 rows of padding, and 30 for complex values
+// as in double (a dense complex n = 30 is a boson-sampling size; in N = 32 its padding cost 6 %).
 inline constexpr int dense_dd_max_n = 40;
 using dense_dd_row_counts = std::integer_sequence<int, 16, 24, 28, 32, 36, 40>;
-constexpr int dense_dd_rows_for(int n) { return n <= dense_dd_max_n ? smallest_rows_for(n, dense_dd_row_counts{}) : 0; }
+using dense_dd_complex_row_counts = std::integer_sequence<int, 16, 24, 28, 30, 32, 36, 40>;
+constexpr int dense_dd_rows_for(int n, bool complex) {
+  if (n > dense_dd_max_n) return 0;
+  return complex ? smallest_rows_for(n, dense_dd_complex_row_counts{}) : smallest_rows_for(n, dense_dd_row_counts{});
+}
 
 // x's fine parts in registers (an array indexed by constants once unrolled) ...
 template <int N, class V>
