@@ -1,7 +1,7 @@
 // gpu-dense against the reference (real and complex, every precision, n = 2..22 in the compiled
 // sizes 16 and 24), against gpu-sparse where the reference is slow (n = 25..32, padding and none),
 // one queue and two bit for bit over many chunks, bounds that say something, double-double against
-// gpu-sparse's up to n = 37, and auto's choice of it for a dense complex block (in double, then in
+// gpu-sparse's up to n = 36, and auto's choice of it for a dense complex block (in double, then in
 // double-double) and in batches.
 #include "gpu_test_main.hpp"
 
