@@ -213,6 +213,14 @@ auto interruptible(bool long_run, const F& f) {
 
 constexpr int long_run_size = 20;  // below, a Ryser run is milliseconds: no worker thread
 
+// Whether a batch's Ryser steps (2^(n−1) a matrix, n rows each) may take long enough that a Ctrl-C
+// should reach it while it runs: 2^28 row steps, about 30 ms on one core in the lanes (0.1 ns a row
+// step at n = 12) and a few tenths of a second in double-double. Below that, the worker thread and
+// the fresh OpenMP team it starts cost more than waiting for the end: 64 real 12 × 12 took 3.7 µs a
+// matrix on one thread and 5.5 on two, against 2.0 and 1.2 for 63 (a 2-core EPYC, 0.1 to 0.3 ms a call).
+bool long_batch(double row_steps) { return row_steps >= std::ldexp(1.0, 28); }
+double ryser_row_steps(int n) { return n > 0 ? std::ldexp(1.0, n - 1) * n : 0.0; }
+
 // A run so short that releasing the GIL and taking it back would cost more than the run: the
 // planner's microsecond paths (auto on n <= 8).
 bool brief_run(int n, const door_options& options) {
@@ -454,8 +462,11 @@ void define_batches(nb::module_& m) {
           matrices.push_back(to_matrix(nb::cast<int>(t[0]), nb::cast<index_array>(t[1]), nb::cast<index_array>(t[2]),
                                        nb::cast<value_array>(t[3]), nb::cast<std::optional<value_array>>(t[4])));
         }
-        return batch_records{
-            interruptible(true, [&](sparseperm::progress_counter& p) { return compute_batch(matrices, options, p); })};
+        double row_steps = 0;
+        for (const door_matrix& m : matrices) row_steps += ryser_row_steps(m.n);
+        return batch_records{interruptible(long_batch(row_steps), [&](sparseperm::progress_counter& p) {
+          return compute_batch(matrices, options, p);
+        })};
       },
       nb::arg("items"), nb::arg("options"));
   m.def(
@@ -466,7 +477,8 @@ void define_batches(nb::module_& m) {
         if (values.shape(2) != values.shape(1) * (complex ? 2 : 1))
           throw std::invalid_argument("the matrices are not square");
         const double* real = values.data();
-        return batch_records{interruptible(batch >= 64 || n >= long_run_size, [&](sparseperm::progress_counter& p) {
+        const bool long_run = n >= long_run_size || long_batch(batch * ryser_row_steps(n));
+        return batch_records{interruptible(long_run, [&](sparseperm::progress_counter& p) {
           return compute_dense_batch(batch, n, real, complex ? real + 1 : nullptr, complex ? 2 : 1, options, p);
         })};
       },
