@@ -552,6 +552,34 @@ def test_ctrl_c_interrupts_a_long_run(case):
     assert stopped < 1.0
 
 
+def test_long_runs_from_threads_and_a_forked_child():
+    """Long calls run on worker threads kept from call to call: calls from several Python threads at
+    once each get one, and a child forked after the parent used them starts workers of its own (it
+    would wait forever for the parent's, which it does not have)."""
+    script = textwrap.dedent("""
+        import multiprocessing, threading, numpy as np, sparseperm
+        a = np.random.default_rng(2).random((8, 20, 20))  # n = 20: a worker thread's run
+        want = sparseperm.permanents(a, threads=1).values
+        same = []
+        def again():
+            same.append(bool((sparseperm.permanents(a, threads=2).values == want).all()))
+        calls = [threading.Thread(target=again) for _ in range(3)]
+        for t in calls:
+            t.start()
+        for t in calls:
+            t.join()
+        fork = multiprocessing.get_context("fork")
+        answer = fork.Queue()
+        child = fork.Process(target=lambda: answer.put(bool((sparseperm.permanents(a, threads=2).values == want).all())))
+        child.start()
+        print(same, answer.get(timeout=60), flush=True)
+        child.join(10)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[True, True, True] True"
+
+
 def test_trusted_digits_is_an_attribute():
     floating = sparseperm.permanent([[1.5, 2.0], [3.0, 4.0]])
     assert floating.trusted_digits == floating.record["trusted_digits"]

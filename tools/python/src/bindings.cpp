@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <sparseperm/matrix/input_error.cuh>
 
@@ -156,6 +159,56 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> column_of(const batch_records& b, const F
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {count}, owner);
 }
 
+// The threads that run long calls (interruptible), kept from call to call: each keeps its OpenMP
+// team, which a thread started for each call would start afresh (on two threads, 16 real 20 × 20 took
+// longer than on one). A task runs on an idle worker, or on a new one where none is idle (calls from
+// several Python threads at once). The pool is never destroyed (idle workers still wait at exit), and
+// a process forked from this one starts a pool of its own: the parent's workers are not in it.
+class long_run_workers {
+ public:
+  static void start(std::function<void()> task) {
+    static long_run_workers* pool = new long_run_workers;
+    if (pool->owner_ != getpid()) pool = new long_run_workers;  // the parent's mutex and threads stay behind
+    pool->post(std::move(task));
+  }
+
+ private:
+  struct worker {
+    std::function<void()> task;
+    std::condition_variable ready;
+  };
+  const pid_t owner_ = getpid();
+  std::mutex lock_;
+  std::vector<worker*> idle_;
+
+  void post(std::function<void()> task) {
+    const std::lock_guard hold(lock_);
+    if (idle_.empty()) {
+      auto* w = new worker;  // a worker lives as long as the pool
+      w->task = std::move(task);
+      std::thread([this, w] { serve(w); }).detach();
+      return;
+    }
+    worker* w = idle_.back();
+    idle_.pop_back();
+    w->task = std::move(task);
+    w->ready.notify_one();
+  }
+  void serve(worker* w) {
+    std::unique_lock hold(lock_);
+    for (;;) {
+      w->ready.wait(hold, [w] { return static_cast<bool>(w->task); });
+      std::function<void()> task = std::move(w->task);
+      w->task = nullptr;
+      hold.unlock();
+      task();
+      task = nullptr;  // its captures released before the worker is idle again
+      hold.lock();
+      idle_.push_back(w);
+    }
+  }
+};
+
 // f(progress) with the GIL released. On a worker thread (`long_run`), this thread wakes every 50 ms
 // to let Python's signal handlers run: a KeyboardInterrupt asks the engines to stop and is raised.
 template <class F>
@@ -171,25 +224,30 @@ auto interruptible(bool long_run, const F& f) {
       throw;
     }
   }
-  std::optional<result> out;
-  std::exception_ptr failure;
-  std::mutex lock;
-  std::condition_variable changed;
-  bool done = false, interrupted = false;
-  std::thread worker([&] {
+  // shared with the worker, which may still be leaving `lock` when this thread sees `done`
+  struct outcome {
+    std::optional<result> out;
+    std::exception_ptr failure;
+    std::mutex lock;
+    std::condition_variable changed;
+    bool done = false;
+  };
+  const auto shared = std::make_shared<outcome>();
+  bool interrupted = false;
+  long_run_workers::start([shared, &f, &progress] {
     try {
-      out.emplace(f(progress));
+      shared->out.emplace(f(progress));
     } catch (...) {
-      failure = std::current_exception();
+      shared->failure = std::current_exception();
     }
-    const std::lock_guard hold(lock);
-    done = true;
-    changed.notify_all();
+    const std::lock_guard hold(shared->lock);
+    shared->done = true;
+    shared->changed.notify_all();
   });
   {
     nb::gil_scoped_release release;
-    std::unique_lock hold(lock);
-    while (!changed.wait_for(hold, std::chrono::milliseconds(50), [&] { return done; })) {
+    std::unique_lock hold(shared->lock);
+    while (!shared->changed.wait_for(hold, std::chrono::milliseconds(50), [&] { return shared->done; })) {
       hold.unlock();
       {
         nb::gil_scoped_acquire acquire;
@@ -201,14 +259,13 @@ auto interruptible(bool long_run, const F& f) {
       hold.lock();
     }
   }
-  worker.join();
   // a compile's interrupt_scope (module/process.cuh) takes a Ctrl-C itself, stops the compiler and
   // raises the signal again once done: Python's handler runs here, so that one KeyboardInterrupt is
   // raised, not a second one later in the caller's own except clause
   if (!interrupted && PyErr_CheckSignals() != 0) interrupted = true;
   if (interrupted) throw nb::python_error();
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
+  if (shared->failure) std::rethrow_exception(shared->failure);
+  return std::move(*shared->out);
 }
 
 constexpr int long_run_size = 20;  // below, a Ryser run is milliseconds: no worker thread
