@@ -55,7 +55,7 @@ struct gpu_dense : ryser_engine {
     }
     const bool complex = a.is_complex();
     if (block.options.precision == precision::double_double) {
-      const int rows = detail::dense_dd_rows_for(a.n(), a.is_complex());
+      const int rows = detail::dense_dd_rows_for(a.n(), complex);
       if (rows == 0) {
         e.why =
             "double-double beyond n = " + std::to_string(detail::dense_dd_max_n) + ": it would run gpu-sparse's kernel";

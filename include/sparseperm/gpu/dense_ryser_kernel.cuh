@@ -51,6 +51,11 @@ inline constexpr std::uint64_t dense_launch_granule = 8;
 template <int N, class X>
 inline constexpr int dense_shared_stride = N + static_cast<int>(16 / sizeof(X));
 
+// The plan's words for a run of n rows in the loop compiled for N.
+inline std::string dense_rows_text(int N, int n) {
+  return "dense: " + std::to_string(N) + " rows" + (N > n ? " (" + std::to_string(N - n) + " of padding)" : "");
+}
+
 // A dense matrix's stored columns and x_0 on a device, uploaded.
 template <class X>
 struct dense_device_columns {
@@ -97,10 +102,12 @@ inline constexpr int gpu_dense_dd_max_block = 256;
 template <int N, class V>
 struct gpu_dense_dd_shared_size {
   int stored;
+  // the stored columns and x_0 (load_dense_columns); the fine parts, where in memory, start here
+  SPARSEPERM_HOST_DEVICE std::size_t columns_bytes() const {
+    return (static_cast<std::size_t>(stored) * dense_shared_stride<N, split_value<V>> + N) * sizeof(split_value<V>);
+  }
   SPARSEPERM_HOST_DEVICE std::size_t operator()(int block) const {
-    const std::size_t columns =
-        (static_cast<std::size_t>(stored) * dense_shared_stride<N, split_value<V>> + N) * sizeof(split_value<V>);
-    return columns + (dense_fine_in_registers<N, V> ? 0 : static_cast<std::size_t>(N) * block * sizeof(V));
+    return columns_bytes() + (dense_fine_in_registers<N, V> ? 0 : static_cast<std::size_t>(N) * block * sizeof(V));
   }
 };
 
@@ -118,8 +125,8 @@ __global__ void __launch_bounds__(gpu_dense_dd_max_block)
   if constexpr (dense_fine_in_registers<N, V>) {
     dense_dd_ryser_steps<N, stride>(view, dense_register_fine<N, V>{}, work.thread_first(t), work.thread_end(t), sum);
   } else {
-    V* fine = reinterpret_cast<V*>(shared + (static_cast<std::size_t>(stored_columns) * stride + N) * sizeof(X)) +
-              threadIdx.x;
+    V* fine =
+        reinterpret_cast<V*>(shared + gpu_dense_dd_shared_size<N, V>{stored_columns}.columns_bytes()) + threadIdx.x;
     dense_dd_ryser_steps<N, stride>(view, dense_strided_fine<V>{fine, static_cast<int>(blockDim.x)},
                                     work.thread_first(t), work.thread_end(t), sum);
   }
@@ -169,8 +176,7 @@ permanent_result run_gpu_dense_dd_in(const sparse_matrix& matrix, const std::vec
         k.resources = held;
         return k;
       });
-  result.plan = "dense: " + std::to_string(N) + " rows" + (N > n ? " (" + std::to_string(N - n) + " of padding)" : "") +
-                ", split row sums (coarse + fine, exact) with " +
+  result.plan = dense_rows_text(N, n) + ", split row sums (coarse + fine, exact) with " +
                 (dense_fine_in_registers<N, V> ? std::string("both parts") : std::string("the coarse parts")) +
                 " in registers, the matrix in shared memory (" + std::to_string(shared_bytes) + " bytes per block); " +
                 Sum::description() + result.plan;
@@ -221,9 +227,8 @@ permanent_result run_gpu_dense_in(const sparse_matrix& matrix, const std::vector
   const std::string in_registers = held_columns == 0 ? "x alone"
                                                      : "x and the lowest " + std::to_string(held_columns) +
                                                            " Gray column" + (held_columns == 1 ? "" : "s");
-  result.plan = "dense: " + std::to_string(N) + " rows" + (N > n ? " (" + std::to_string(N - n) + " of padding)" : "") +
-                ", " + in_registers + " in registers, the matrix in shared memory (" + std::to_string(shared_bytes) +
-                " bytes per block); " + Sum::description() + result.plan;
+  result.plan = dense_rows_text(N, n) + ", " + in_registers + " in registers, the matrix in shared memory (" +
+                std::to_string(shared_bytes) + " bytes per block); " + Sum::description() + result.plan;
   return result;
 }
 

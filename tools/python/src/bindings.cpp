@@ -166,6 +166,7 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> column_of(const batch_records& b, const F
 // a process forked from this one starts a pool of its own: the parent's workers are not in it.
 class long_run_workers {
  public:
+  // (interruptible calls it with the GIL held: one caller at a time replaces a forked pool)
   static void start(std::function<void()> task) {
     static long_run_workers* pool = new long_run_workers;
     if (pool->owner_ != getpid()) pool = new long_run_workers;  // the parent's mutex and threads stay behind
@@ -272,9 +273,10 @@ constexpr int long_run_size = 20;  // below, a Ryser run is milliseconds: no wor
 
 // Whether a batch's Ryser steps (2^(n−1) a matrix, n rows each) may take long enough that a Ctrl-C
 // should reach it while it runs: 2^28 row steps, about 30 ms on one core in the lanes (0.1 ns a row
-// step at n = 12) and a few tenths of a second in double-double. Below that, the worker thread and
-// the fresh OpenMP team it starts cost more than waiting for the end: 64 real 12 × 12 took 3.7 µs a
-// matrix on one thread and 5.5 on two, against 2.0 and 1.2 for 63 (a 2-core EPYC, 0.1 to 0.3 ms a call).
+// step at n = 12) and a few tenths of a second in double-double. Below that, handing the call to a
+// worker costs more than waiting for the end (with a thread started for each call, before the workers
+// were kept: 64 real 12 × 12 took 3.7 µs a matrix on one thread and 5.5 on two, against 2.0 and 1.2
+// for 63, on a 2-core EPYC).
 bool long_batch(double row_steps) { return row_steps >= std::ldexp(1.0, 28); }
 double ryser_row_steps(int n) { return n > 0 ? std::ldexp(1.0, n - 1) * n : 0.0; }
 
